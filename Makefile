@@ -1,0 +1,54 @@
+# One entry point. `make serve` and `make test` set up everything they need on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+SITE_STAMP := $(VENV)/.site-installed
+TEST_STAMP := $(VENV)/.test-installed
+MERMAID    := overrides/assets/vendor/mermaid.min.js
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: serve build test test-gpu snippets bench-build lock clean
+
+serve: $(SITE_STAMP) $(MERMAID)  ## serve at http://127.0.0.1:8000 with live reload
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+build: $(SITE_STAMP) $(MERMAID)  ## strict build into site/
+	$(BIN)/mkdocs build --strict
+
+test: $(SITE_STAMP) $(TEST_STAMP) $(MERMAID)  ## the whole CPU test suite
+	$(BIN)/python -m pytest -m "not gpu"
+
+test-gpu: $(SITE_STAMP) $(TEST_STAMP) $(MERMAID)  ## the tests that need a GPU
+	$(BIN)/python -m pytest -m gpu
+
+snippets: $(SITE_STAMP)  ## run stale snippets and print a summary
+	$(BIN)/python -m pipeline.runner
+
+bench-build: $(SITE_STAMP) $(MERMAID)  ## cold/warm build times and re-execution count
+	$(BIN)/python benchmarks/build_speed.py
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip==25.3"
+
+$(SITE_STAMP): requirements.txt | $(VENV)/bin/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(TEST_STAMP): requirements-test.txt $(SITE_STAMP)
+	$(BIN)/pip install --quiet -r requirements-test.txt
+	touch $@
+
+# Front-end files the site serves itself, from the npm registry at the versions in package-lock.json.
+$(MERMAID): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	mkdir -p $(dir $@)
+	cp node_modules/mermaid/dist/mermaid.min.js $@
+
+lock: | $(VENV)/bin/python  ## re-pin requirements*.txt from requirements*.in
+	$(BIN)/pip install --quiet pip-tools
+	$(BIN)/pip-compile -q --strip-extras --no-header --allow-unsafe -o requirements.txt requirements.in
+	$(BIN)/pip-compile -q --strip-extras --no-header --allow-unsafe -o requirements-test.txt requirements-test.in
+
+clean:
+	rm -rf site .cache overrides/assets/vendor

@@ -1,0 +1,130 @@
+"""Draw benchmark charts (SVG) from result data: this build's run plus committed results.
+
+A result file is JSON written by snippets/benchmarks/_bench.py:
+  {"benchmark", "title", "metric", "lower_is_better", "x_label"?, "provenance": {...},
+   "results": [{"variant", "x"?, "median", "q1", "q3", "min", "max", "samples"}]}
+Every chart names the machine each series was measured on.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+from pathlib import Path
+
+REQUIRED = ("benchmark", "title", "metric", "provenance", "results")
+
+
+class ChartError(ValueError):
+    pass
+
+
+def load_result(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ChartError(f"{path}: not a readable result file ({e})")
+    missing = [k for k in REQUIRED if k not in data]
+    if missing:
+        raise ChartError(f"{path}: missing {', '.join(missing)}")
+    if "machine" not in data["provenance"]:
+        raise ChartError(f"{path}: provenance does not name the machine")
+    return data
+
+
+def collect(benchmark: str, local_files: list[Path], results_dir: Path) -> list[dict]:
+    """This build's result first (labelled as such), then every committed one."""
+    sets = []
+    for path in local_files:
+        d = load_result(path)
+        d["label"] = f"{d['provenance']['machine']} (this build)"
+        sets.append(d)
+    for path in sorted((results_dir / benchmark).glob("*.json")):
+        d = load_result(path)
+        d["label"] = f"{d['provenance']['machine']} (results/{benchmark}/{path.name})"
+        sets.append(d)
+    return sets
+
+
+def describe(d: dict) -> str:
+    p = d["provenance"]
+    keys = ["tensorflow", "keras", "torch"]
+    if p.get("device") == "GPU":  # CUDA/cuDNN versions mean nothing for a CPU measurement
+        keys += ["tf_built_with_cuda", "tf_built_with_cudnn", "cudnn"]
+    libs = " · ".join(f"{k.replace('tf_built_with_', 'TF built with ')} {p[k]}"
+                      for k in keys if p.get(k))
+    return f"{d['label']}: {libs} · {p.get('date', '')[:10]}"
+
+
+def draw(sets: list[dict]) -> str:
+    """One SVG: grouped bars (variant × machine) or lines when results carry an x value."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "cudnn-rnn",
+                         "font.size": 10})  # real <text>: readable, searchable, stable
+    first = sets[0]
+    has_x = any(r.get("x") is not None for d in sets for r in d["results"])
+    fig, ax = plt.subplots(figsize=(8, 3.2 + 0.35 * len(first["results"]) * (not has_x)))
+    if has_x:
+        for d in sets:
+            for variant in dict.fromkeys(r["variant"] for r in d["results"]):
+                rows = sorted((r for r in d["results"] if r["variant"] == variant),
+                              key=lambda r: r["x"])
+                xs = [r["x"] for r in rows]
+                med = [r["median"] for r in rows]
+                err = [[r["median"] - r["q1"] for r in rows], [r["q3"] - r["median"] for r in rows]]
+                label = variant if len(sets) == 1 else f"{variant} — {d['provenance']['machine']}"
+                ax.errorbar(xs, med, yerr=err, marker="o", capsize=3, label=label)
+        ax.set_xlabel(first.get("x_label", "x"))
+        ax.set_ylabel(first["metric"])
+    else:
+        variants = list(dict.fromkeys(r["variant"] for d in sets for r in d["results"]))
+        height = 0.8 / len(sets)
+        for i, d in enumerate(sets):
+            by_variant = {r["variant"]: r for r in d["results"]}
+            ys, med, err = [], [], [[], []]
+            for j, v in enumerate(variants):
+                if v in by_variant:
+                    r = by_variant[v]
+                    ys.append(j + i * height)
+                    med.append(r["median"])
+                    err[0].append(r["median"] - r["q1"])
+                    err[1].append(r["q3"] - r["median"])
+            ax.barh(ys, med, height=height, xerr=err, capsize=3, label=d["provenance"]["machine"])
+        ax.set_yticks([j + height * (len(sets) - 1) / 2 for j in range(len(variants))], variants)
+        ax.invert_yaxis()
+        ax.set_xlabel(first["metric"] + " (median, bars: interquartile range)")
+        ax.set_ylabel("variant")
+    ax.set_title(first["title"], fontsize=11)
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(axis="x" if not has_x else "both", alpha=0.3)
+    notes = "\n".join("Measured on " + describe(d) for d in sets)
+    fig.text(0.01, 0.01, notes, fontsize=7, va="bottom", ha="left")
+    fig.tight_layout(rect=(0, 0.04 + 0.045 * len(sets), 1, 1))
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    svg = buf.getvalue()
+    return svg[svg.index("<svg"):]  # drop the XML prolog: the SVG goes inline into HTML
+
+
+def chart_svg(benchmark: str, local_files: list[Path], results_dir: Path, cache_dir: Path) -> str:
+    """Draw, or reuse a drawing of exactly the same data made by the same code."""
+    sets = collect(benchmark, local_files, results_dir)
+    if not sets:
+        raise ChartError(f"no data for benchmark {benchmark!r}: no snippet wrote "
+                         f"{benchmark}.json and results/{benchmark}/ is empty")
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(json.dumps(sets, sort_keys=True).encode())
+    cached = cache_dir / f"{benchmark}-{h.hexdigest()[:16]}.svg"
+    if cached.is_file():
+        return cached.read_text(encoding="utf-8")
+    svg = draw(sets)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    tmp.write_text(svg, encoding="utf-8")
+    os.replace(tmp, cached)
+    return svg

@@ -1,0 +1,250 @@
+"""Run every stale snippet in its own process, with a timeout, and cache what succeeded.
+
+    python -m pipeline.runner            # run what is stale, print a summary
+    python -m pipeline.runner --no-execute   # only report what is cached
+
+One failure does not stop the others; the run fails at the end naming every failed snippet.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import device as device_mod
+from .cache import Cache, key_for
+from .snippets import Snippet, SnippetError, discover
+
+NEEDS_GPU_EXIT = 77  # a snippet that needs a GPU and finds none exits with this code
+OUTPUT_CAP = 256 * 1024  # bytes of stdout/stderr kept per run
+STDERR_TAIL_LINES = 15
+
+OK, NEEDS_GPU, FAILED, TIMEOUT, NOT_RUN = "ok", "needs-gpu", "failed", "timeout", "not-run"
+GOOD = (OK, NEEDS_GPU)
+
+
+@dataclass
+class Outcome:
+    snippet: Snippet
+    status: str
+    stdout: str = ""
+    stderr: str = ""
+    returncode: int | None = None
+    seconds: float = 0.0
+    executed: bool = False  # False when the result came from the cache
+    finished_at: str = ""
+    device: str = ""
+    data_dir: str | None = None
+    problem: str = ""  # one line saying what went wrong
+
+    def stderr_tail(self) -> str:
+        return "\n".join(self.stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:])
+
+
+class RunFailed(Exception):
+    def __init__(self, failures: list[Outcome]):
+        self.failures = failures
+        parts = [f"{len(failures)} snippet(s) failed:"]
+        for o in failures:
+            parts.append(f"- {o.snippet.rel}: {o.problem}")
+            tail = o.stderr_tail()
+            if tail:
+                parts.append("  " + tail.replace("\n", "\n  "))
+        super().__init__("\n".join(parts))
+
+
+@dataclass
+class Project:
+    """Where things are. Defaults follow the repository layout."""
+    root: Path
+    snippets: Path = field(default=None)  # type: ignore[assignment]
+    cache: Path = field(default=None)  # type: ignore[assignment]
+    requirements: list[Path] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.root = Path(self.root).resolve()
+        self.snippets = Path(self.snippets or self.root / "snippets").resolve()
+        self.cache = Path(self.cache or self.root / ".cache").resolve()
+        if not self.requirements:
+            self.requirements = sorted(self.root.glob("requirements*.txt"))
+
+
+def _read_capped(path: Path) -> str:
+    with open(path, "rb") as f:
+        data = f.read(OUTPUT_CAP + 1)
+        rest = os.fstat(f.fileno()).st_size - OUTPUT_CAP
+    text = data[:OUTPUT_CAP].decode("utf-8", errors="replace")
+    if rest > 0:
+        text += f"\n[output truncated: {rest} more bytes]\n"
+    return text
+
+
+def _run_process(cmd: list[str], cwd: Path, env: dict, timeout: float, log_prefix: Path):
+    """Run cmd in its own process group; returns (returncode or None on timeout, stdout, stderr)."""
+    out_path, err_path = log_prefix.with_suffix(".out"), log_prefix.with_suffix(".err")
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the whole group: TF spawns threads, make spawns children
+            proc.wait()
+            rc = None
+    stdout, stderr = _read_capped(out_path), _read_capped(err_path)
+    out_path.unlink(), err_path.unlink()
+    return rc, stdout, stderr
+
+
+def _command(snippet: Snippet, work: Path, env: dict, timeout: float):
+    """The command that runs the snippet; C files are built first by their folder's Makefile."""
+    if snippet.kind == "py":
+        return [sys.executable, str(snippet.path)], None
+    build = work / "build"
+    build.mkdir()
+    binary = build / snippet.path.stem
+    rc, out, err = _run_process(
+        ["make", "--no-print-directory", "-s", "-C", str(snippet.path.parent),
+         f"BUILD_DIR={build}", str(binary)], work, env, timeout, work / "make")
+    if rc != 0:
+        return None, (rc, out, err)
+    return [str(binary)], None
+
+
+def classify(snippet: Snippet, rc: int | None, device: str) -> tuple[str, str]:
+    """Turn an exit code into a status and, for a failure, a one-line reason."""
+    on_gpu = device != "CPU"
+    if rc is None:
+        return TIMEOUT, f"killed after its {snippet.timeout:g} s timeout"
+    if rc == NEEDS_GPU_EXIT:
+        if not snippet.needs_gpu:
+            return FAILED, "exited 77 (needs a GPU) but does not declare `needs=gpu`"
+        if on_gpu:
+            return FAILED, f"exited 77 (needs a GPU) on a GPU machine ({device})"
+        return NEEDS_GPU, ""
+    if rc != 0:
+        return FAILED, f"exit status {rc}"
+    if snippet.needs_gpu and not on_gpu:
+        return FAILED, "declares needs=gpu but exited 0 without a GPU (it must exit 77)"
+    return OK, ""
+
+
+def execute(snippet: Snippet, cache: Cache, key: str, device: str) -> Outcome:
+    work = cache.new_workdir()
+    env = dict(os.environ, SNIPPET_DATA_DIR=str(work / "data"), PYTHONUNBUFFERED="1",
+               PYTHONDONTWRITEBYTECODE="1")
+    started = time.perf_counter()
+    cmd, build_failure = _command(snippet, work, env, snippet.timeout)
+    if build_failure:
+        rc, stdout, stderr = build_failure
+        status, problem = FAILED, f"build failed (make exit {rc})"
+    else:
+        rc, stdout, stderr = _run_process(cmd, work, env, snippet.timeout, work / "run")
+        status, problem = classify(snippet, rc, device)
+    seconds = time.perf_counter() - started
+    outcome = Outcome(snippet, status, stdout, stderr, rc, seconds, True,
+                      datetime.now(timezone.utc).isoformat(timespec="seconds"), device,
+                      problem=problem)
+    if status in GOOD:  # a result is stored only on success
+        final = cache.store(key, work, {
+            "snippet": snippet.rel, "status": status, "stdout": stdout, "stderr": stderr,
+            "returncode": rc, "seconds": seconds, "finished_at": outcome.finished_at,
+            "device": device,
+        })
+        outcome.data_dir = str(final / "data")
+    else:
+        cache.discard(work)
+    return outcome
+
+
+def from_cache(snippet: Snippet, result: dict) -> Outcome:
+    return Outcome(snippet, result["status"], result["stdout"], result["stderr"],
+                   result["returncode"], result["seconds"], False, result["finished_at"],
+                   result["device"], result["data_dir"])
+
+
+def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = None,
+            only: list[str] | None = None) -> list[Outcome]:
+    """Run what is stale; return one Outcome per snippet, in discovery order."""
+    snippets = discover(project.snippets)
+    if only is not None:
+        snippets = [s for s in snippets if s.rel in only]
+    device = device_mod.device_kind()
+    cache = Cache(project.cache)
+    outcomes: dict[str, Outcome] = {}
+    stale: list[tuple[Snippet, str]] = []
+    for s in snippets:
+        key = key_for(s, project.requirements, device)
+        cached = cache.load(key)
+        if cached is not None:
+            outcomes[s.rel] = from_cache(s, cached)
+        elif execute_stale:
+            stale.append((s, key))
+        else:
+            outcomes[s.rel] = Outcome(s, NOT_RUN, device=device,
+                                      problem="not executed (execution is turned off)")
+
+    shared = [(s, k) for s, k in stale if not s.exclusive]
+    alone = [(s, k) for s, k in stale if s.exclusive]  # benchmarks: nothing else on the CPU
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        for o in pool.map(lambda sk: execute(sk[0], cache, sk[1], device), shared):
+            outcomes[o.snippet.rel] = o
+    for s, k in alone:
+        outcomes[s.rel] = execute(s, cache, k, device)
+
+    ordered = [outcomes[s.rel] for s in snippets]
+    write_times(project, ordered)
+    return ordered
+
+
+def write_times(project: Project, outcomes: list[Outcome]) -> None:
+    """The execution-times table shown on a page, written atomically."""
+    rows = [{"snippet": o.snippet.rel, "status": o.status, "seconds": round(o.seconds, 2),
+             "executed": o.executed, "finished_at": o.finished_at, "device": o.device}
+            for o in outcomes]
+    path = project.cache / "execution-times.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def failures(outcomes: list[Outcome]) -> list[Outcome]:
+    return [o for o in outcomes if o.status not in GOOD and o.status != NOT_RUN]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("snippets", nargs="*", help="only these (paths relative to snippets/)")
+    ap.add_argument("--root", default=".", help="the project folder")
+    ap.add_argument("--no-execute", action="store_true", help="use the cache only")
+    ap.add_argument("--jobs", type=int, default=None)
+    args = ap.parse_args(argv)
+    try:
+        outcomes = run_all(Project(Path(args.root)), execute_stale=not args.no_execute,
+                           jobs=args.jobs, only=args.snippets or None)
+    except SnippetError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for o in outcomes:
+        how = "ran" if o.executed else "cached"
+        print(f"{o.status:9} {how:6} {o.seconds:7.1f}s  {o.snippet.rel}")
+    executed = sum(o.executed for o in outcomes)
+    print(f"snippets: {executed} executed, {len(outcomes) - executed} from cache")
+    bad = failures(outcomes)
+    if bad:
+        print(RunFailed(bad), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

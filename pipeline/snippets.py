@@ -1,0 +1,113 @@
+"""Find the snippets under snippets/ and read what each one declares about how it runs."""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RUNNABLE_SUFFIXES = (".py", ".c")
+DEFAULT_TIMEOUT = 300.0
+# `# snippet: timeout=120 needs=gpu exclusive` (or `// snippet: ...` in C)
+_HEADER = re.compile(r"^\s*(?:#|//)\s*snippet:(.*)$")
+
+
+class SnippetError(ValueError):
+    """A snippet's header is malformed."""
+
+
+@dataclass(frozen=True)
+class Snippet:
+    path: Path  # absolute
+    rel: str  # relative to the snippets root, with forward slashes: how pages name it
+    timeout: float = DEFAULT_TIMEOUT
+    needs_gpu: bool = False
+    exclusive: bool = False
+    helpers: tuple[Path, ...] = field(default_factory=tuple)  # local files it depends on
+
+    @property
+    def kind(self) -> str:
+        return self.path.suffix.lstrip(".")
+
+
+def parse_header(text: str, rel: str) -> dict:
+    """Read the `snippet:` line (first 30 lines only)."""
+    opts: dict = {"timeout": DEFAULT_TIMEOUT, "needs_gpu": False, "exclusive": False}
+    for line in text.splitlines()[:30]:
+        m = _HEADER.match(line)
+        if not m:
+            continue
+        for word in m.group(1).split():
+            key, _, value = word.partition("=")
+            if key == "timeout":
+                try:
+                    opts["timeout"] = float(value)
+                except ValueError:
+                    raise SnippetError(f"{rel}: timeout must be a number of seconds, got {value!r}")
+                if opts["timeout"] <= 0:
+                    raise SnippetError(f"{rel}: timeout must be positive")
+            elif key == "needs" and value == "gpu":
+                opts["needs_gpu"] = True
+            elif key == "exclusive" and not value:
+                opts["exclusive"] = True
+            else:
+                raise SnippetError(f"{rel}: unknown snippet option {word!r}")
+        break
+    return opts
+
+
+def _python_helpers(path: Path, seen: set[Path]) -> None:
+    """Local modules a Python file imports from its own folder, followed transitively."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError:
+        return  # the run will report it
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    for name in sorted(names):
+        candidate = path.parent / f"{name}.py"
+        if candidate.is_file() and candidate not in seen:
+            seen.add(candidate)
+            _python_helpers(candidate, seen)
+
+
+def _c_helpers(path: Path) -> set[Path]:
+    """A C snippet depends on its folder's Makefile and headers."""
+    folder = path.parent
+    found = {p for p in folder.glob("*.h")}
+    for name in ("Makefile", "CMakeLists.txt"):
+        if (folder / name).is_file():
+            found.add(folder / name)
+    return found
+
+
+def load(path: Path, root: Path) -> Snippet:
+    path = path.resolve()
+    rel = path.relative_to(root.resolve()).as_posix()
+    opts = parse_header(path.read_text(encoding="utf-8", errors="replace"), rel)
+    if path.suffix == ".py":
+        seen: set[Path] = set()
+        _python_helpers(path, seen)
+        helpers = seen
+    else:
+        helpers = _c_helpers(path)
+    helpers.discard(path)
+    return Snippet(path=path, rel=rel, helpers=tuple(sorted(helpers)), **opts)
+
+
+def is_runnable(path: Path, root: Path) -> bool:
+    parts = path.relative_to(root).parts
+    return (
+        path.suffix in RUNNABLE_SUFFIXES
+        and path.is_file()
+        and not any(p.startswith(("_", ".")) for p in parts)
+    )
+
+
+def discover(root: Path) -> list[Snippet]:
+    root = root.resolve()
+    return [load(p, root) for p in sorted(root.rglob("*")) if is_runnable(p, root)]

@@ -1,0 +1,95 @@
+"""Helpers shared by the benchmark snippets: timing and provenance, and writing results.
+
+Copy this file next to a benchmark snippet to run it on your own machine.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+
+def scale() -> int:
+    """BENCH_SCALE=4 makes the benchmarks 4x larger (for a GPU); 1 fits a 2-core CPU build."""
+    value = os.environ.get("BENCH_SCALE", "1")
+    if not value.isdigit() or int(value) < 1:
+        raise SystemExit(f"BENCH_SCALE must be a positive whole number, got {value!r}")
+    return int(value)
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def provenance() -> dict:
+    """Where and with what a measurement was taken. Imports TensorFlow if it is installed."""
+    info = {
+        "cpu_model": cpu_model(),
+        "cpu_cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    gpu_name = None
+    try:
+        import tensorflow as tf
+        import keras
+        build = tf.sysconfig.get_build_info()
+        # What TensorFlow was compiled against; only meaningful when a GPU is used.
+        info.update(tensorflow=tf.__version__, keras=keras.__version__,
+                    tf_built_with_cuda=build.get("cuda_version"),
+                    tf_built_with_cudnn=build.get("cudnn_version"))
+        gpus = tf.config.list_physical_devices("GPU")
+        if gpus:
+            gpu_name = tf.config.experimental.get_device_details(gpus[0]).get("device_name", "GPU")
+    except ImportError:
+        pass
+    info["device"] = "GPU" if gpu_name else "CPU"
+    info["device_name"] = gpu_name or info["cpu_model"]
+    # The label every chart and table shows: never a CPU figure without "CPU" in front.
+    info["machine"] = (f"GPU: {gpu_name}" if gpu_name
+                       else f"CPU: {info['cpu_model']} ({info['cpu_cores']} cores)")
+    return info
+
+
+def measure(fn, *, warmup: int = 2, repeats: int = 7, sync=None) -> dict:
+    """Time fn() after warm-up; median and spread in milliseconds. `sync` waits for the device."""
+    for _ in range(warmup):
+        fn()
+    if sync:
+        sync()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        if sync:
+            sync()
+        samples.append((time.perf_counter() - start) * 1000)
+    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    return {"median": statistics.median(samples), "q1": q1, "q3": q3,
+            "min": min(samples), "max": max(samples), "samples": samples}
+
+
+def write_result(benchmark: str, title: str, metric: str, results: list[dict], **extra) -> Path:
+    """Write BENCHMARK.json into $SNIPPET_DATA_DIR (or the current folder), atomically."""
+    out_dir = Path(os.environ.get("SNIPPET_DATA_DIR", "."))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = {"benchmark": benchmark, "title": title, "metric": metric,
+            "provenance": provenance(), "results": results, **extra}
+    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{benchmark}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+    path = out_dir / f"{benchmark}.json"
+    os.replace(tmp, path)
+    return path

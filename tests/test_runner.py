@@ -1,0 +1,141 @@
+"""The runner: one process per snippet, timeout, cache keyed by what decides the result,
+stored only on success, failures reported together at the end."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from pipeline import runner
+from pipeline.snippets import DEFAULT_TIMEOUT, SnippetError, discover, parse_header
+
+pytestmark = pytest.mark.usefixtures("cpu_only")
+
+
+def run(mini, **kw):
+    return {o.snippet.rel: o for o in runner.run_all(runner.Project(mini.root), **kw)}
+
+
+def test_header_options_are_read_and_bad_ones_rejected():
+    assert parse_header("# snippet: timeout=12 needs=gpu exclusive\n", "a.py") == {
+        "timeout": 12.0, "needs_gpu": True, "exclusive": True}
+    assert parse_header("print(1)\n", "a.py")["timeout"] == DEFAULT_TIMEOUT
+    for bad in ("# snippet: timeout=soon", "# snippet: timeout=-1", "# snippet: gpu"):
+        with pytest.raises(SnippetError):
+            parse_header(bad, "a.py")
+
+
+def test_helpers_are_found_and_underscore_files_are_not_snippets(mini):
+    mini.snippet("t/_helper.py", "import _deeper\nVALUE = 1\n")
+    mini.snippet("t/_deeper.py", "X = 2\n")
+    mini.snippet("t/main.py", "import json\nimport _helper\nprint(_helper.VALUE)\n")
+    found = discover(mini.root / "snippets")
+    assert [s.rel for s in found] == ["t/main.py"]
+    assert [h.name for h in found[0].helpers] == ["_deeper.py", "_helper.py"]
+
+
+def test_output_is_captured_and_cached(mini):
+    mini.snippet("a.py", "print('hello from a')\n")
+    first = run(mini)["a.py"]
+    assert (first.status, first.executed, first.stdout) == ("ok", True, "hello from a\n")
+    second = run(mini)["a.py"]
+    assert (second.status, second.executed, second.stdout) == ("ok", False, "hello from a\n")
+
+
+def test_changing_snippet_helper_or_requirements_reruns_only_what_depends_on_it(mini):
+    mini.snippet("t/_helper.py", "VALUE = 1\n")
+    mini.snippet("t/uses.py", "import _helper\nprint(_helper.VALUE)\n")
+    mini.snippet("t/plain.py", "print('plain')\n")
+    mini.snippet("other.py", "print('other')\n")
+    run(mini)
+    mini.snippet("t/_helper.py", "VALUE = 2\n")
+    after = run(mini)
+    assert {r for r, o in after.items() if o.executed} == {"t/uses.py"}
+    assert after["t/uses.py"].stdout == "2\n"
+    mini.snippet("other.py", "print('other, edited')\n")
+    assert {r for r, o in run(mini).items() if o.executed} == {"other.py"}
+    (mini.root / "requirements.txt").write_text("nothing==2\n")
+    assert all(o.executed for o in run(mini).values())
+
+
+def test_failure_does_not_hide_others_and_is_not_cached(mini):
+    mini.snippet("bad.py", "import sys\nprint('to stderr', file=sys.stderr)\nraise SystemExit(3)\n")
+    mini.snippet("good.py", "print('fine')\n")
+    out = run(mini)
+    assert out["good.py"].status == "ok"
+    assert (out["bad.py"].status, out["bad.py"].returncode) == ("failed", 3)
+    err = runner.RunFailed(runner.failures(list(out.values())))
+    assert "bad.py: exit status 3" in str(err) and "to stderr" in str(err)
+    assert "good.py" not in str(err)
+    again = run(mini)
+    assert again["bad.py"].executed and not again["good.py"].executed
+
+
+def test_hanging_snippet_is_killed_at_its_timeout(mini):
+    mini.snippet("hang.py", "# snippet: timeout=1\nimport time\nprint('started', flush=True)\n"
+                            "time.sleep(600)\n")
+    start = time.monotonic()
+    o = run(mini)["hang.py"]
+    assert time.monotonic() - start < 30
+    assert o.status == "timeout" and "1 s timeout" in o.problem and o.stdout == "started\n"
+
+
+def test_gpu_snippet_without_gpu_is_needs_gpu_and_wrong_exits_fail(mini, monkeypatch):
+    gpu_code = ("# snippet: needs=gpu\nimport sys\nprint('needs a GPU: no CUDA device')\n"
+                "sys.exit(77)\n")
+    mini.snippet("gpu.py", gpu_code)
+    mini.snippet("undeclared.py", "import sys\nsys.exit(77)\n")
+    mini.snippet("silent.py", "# snippet: needs=gpu\nprint('pretending')\n")
+    out = run(mini)
+    assert out["gpu.py"].status == "needs-gpu"
+    assert "does not declare" in out["undeclared.py"].problem
+    assert out["silent.py"].status == "failed" and "must exit 77" in out["silent.py"].problem
+    # The same snippet on a GPU machine that still finds no GPU: a loud failure.
+    from pipeline import device
+    monkeypatch.setenv("SNIPPETS_DEVICE", "GPU: Test Card")
+    device.device_kind.cache_clear()
+    on_gpu = run(mini)["gpu.py"]
+    assert on_gpu.status == "failed" and "on a GPU machine" in on_gpu.problem
+
+
+def test_huge_and_non_utf8_output_is_capped_and_decoded(mini):
+    mini.snippet("loud.py", "import sys\nsys.stdout.buffer.write(b'\\xff\\xfe' + b'x' * 3_000_000)\n")
+    o = run(mini)["loud.py"]
+    assert o.status == "ok" and "\ufffd" in o.stdout
+    assert len(o.stdout) < runner.OUTPUT_CAP + 200 and "output truncated" in o.stdout
+
+
+def test_data_files_are_kept_with_the_result(mini):
+    mini.snippet("data.py", "import os, pathlib\n"
+                 "pathlib.Path(os.environ['SNIPPET_DATA_DIR'], 'x.json').write_text('[1]')\n")
+    first = run(mini)["data.py"]
+    second = run(mini)["data.py"]
+    assert not second.executed and second.data_dir == first.data_dir
+    assert json.loads((runner.Path(second.data_dir) / "x.json").read_text()) == [1]
+
+
+def test_damaged_cache_entry_is_rerun_not_trusted(mini):
+    mini.snippet("data.py", "import os, pathlib\n"
+                 "pathlib.Path(os.environ['SNIPPET_DATA_DIR'], 'x.json').write_text('[1]')\n"
+                 "print('ran')\n")
+    o = run(mini)["data.py"]
+    (runner.Path(o.data_dir) / "x.json").write_text("[2]")  # tampered data
+    assert run(mini)["data.py"].executed
+    entry = runner.Path(run(mini)["data.py"].data_dir).parent
+    (entry / "result.json").write_text("{not json")  # truncated result
+    assert run(mini)["data.py"].executed
+
+
+def test_no_execute_reports_not_run_without_running(mini):
+    mini.snippet("a.py", "print('x')\n")
+    o = run(mini, execute_stale=False)["a.py"]
+    assert o.status == "not-run" and not o.executed
+    assert not (mini.root / ".cache" / "runs").exists() or not any((mini.root / ".cache" / "runs").iterdir())
+
+
+def test_execution_times_table_is_written(mini):
+    mini.snippet("a.py", "print('x')\n")
+    run(mini)
+    rows = json.loads((mini.root / ".cache" / "execution-times.json").read_text())
+    assert rows[0]["snippet"] == "a.py" and rows[0]["status"] == "ok" and rows[0]["executed"]
