@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.test-installed
 MERMAID    := overrides/assets/vendor/mermaid.min.js
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test test-gpu snippets bench-build lock clean
+.PHONY: serve build test test-gpu gpu-env snippets bench-build lock clean
 
 serve: $(SITE_STAMP) $(MERMAID)  ## serve at http://127.0.0.1:8000 with live reload
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
@@ -44,6 +44,16 @@ $(MERMAID): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	mkdir -p $(dir $@)
 	cp node_modules/mermaid/dist/mermaid.min.js $@
+
+# GPU machines: the same pins, but TensorFlow's CUDA packages and PyTorch's CUDA build instead of
+# the CPU wheel of torch and our own nvidia-* pins (pip resolves those for the GPU stack).
+gpu-env: | $(VENV)/bin/python
+	grep -Ev '^(torch|nvidia-)' requirements.txt > $(VENV)/requirements-gpu.txt
+	$(BIN)/pip install --quiet -r $(VENV)/requirements-gpu.txt "tensorflow[and-cuda]==2.21.0" \
+	  "torch==2.13.0" nvidia-cudnn-frontend nvidia-cuda-nvcc-cu12
+	grep -Ev '^(torch|nvidia-)' requirements-test.txt > $(VENV)/requirements-test-gpu.txt
+	$(BIN)/pip install --quiet -r $(VENV)/requirements-test-gpu.txt
+	touch $(SITE_STAMP) $(TEST_STAMP)
 
 lock: | $(VENV)/bin/python  ## re-pin requirements*.txt from requirements*.in
 	$(BIN)/pip install --quiet pip-tools

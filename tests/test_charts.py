@@ -1,0 +1,62 @@
+"""Charts are drawn from result data and say where each series was measured."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline import charts
+
+
+def result(machine="CPU: Test CPU (2 cores)", device="CPU", x=None):
+    rows = [{"variant": v, "median": m, "q1": m - 1, "q3": m + 1, "min": m - 2, "max": m + 2,
+             "samples": [m], **({"x": x} if x is not None else {})}
+            for v, m in (("default", 10.0), ("recurrent_dropout=0.2", 15.0))]
+    return {"benchmark": "demo", "title": "Demo step time", "metric": "ms per step",
+            "provenance": {"machine": machine, "device": device, "tensorflow": "2.21.0",
+                           "tf_built_with_cuda": "12.5.1", "date": "2026-11-20T00:00:00+00:00"},
+            "results": rows}
+
+
+def test_bar_chart_names_axes_variants_and_machine(tmp_path):
+    local = tmp_path / "demo.json"
+    local.write_text(json.dumps(result()))
+    svg = charts.chart_svg("demo", [local], tmp_path / "results", tmp_path / "cache")
+    assert svg.startswith("<svg")
+    for text in ("Demo step time", "ms per step", "recurrent_dropout=0.2",
+                 "Measured on CPU: Test CPU (2 cores) (this build)"):
+        assert text in svg, text
+    assert "12.5.1" not in svg  # CUDA build version is not shown for a CPU measurement
+
+
+def test_committed_results_are_drawn_next_to_this_build(tmp_path):
+    local = tmp_path / "demo.json"
+    local.write_text(json.dumps(result()))
+    committed = tmp_path / "results" / "demo"
+    committed.mkdir(parents=True)
+    (committed / "a100.json").write_text(json.dumps(result("GPU: NVIDIA A100", "GPU")))
+    svg = charts.chart_svg("demo", [local], tmp_path / "results", tmp_path / "cache")
+    assert "CPU: Test CPU (2 cores) (this build)" in svg
+    assert "GPU: NVIDIA A100 (results/demo/a100.json)" in svg and "12.5.1" in svg
+
+
+def test_line_chart_when_results_have_x(tmp_path):
+    local = tmp_path / "demo.json"
+    data = result(x=10)
+    data["results"] += [dict(r, x=100) for r in data["results"]]
+    data["x_label"] = "sequence length"
+    local.write_text(json.dumps(data))
+    svg = charts.chart_svg("demo", [local], tmp_path / "none", tmp_path / "cache")
+    assert "sequence length" in svg and "<path" in svg
+
+
+def test_bad_or_missing_data_is_a_clear_error(tmp_path):
+    with pytest.raises(charts.ChartError, match="no data for benchmark"):
+        charts.chart_svg("demo", [], tmp_path, tmp_path / "cache")
+    bad = tmp_path / "demo.json"
+    bad.write_text(json.dumps({"benchmark": "demo"}))
+    with pytest.raises(charts.ChartError, match="missing"):
+        charts.chart_svg("demo", [bad], tmp_path, tmp_path / "cache")
+    bad.write_text("{truncated")
+    with pytest.raises(charts.ChartError, match="not a readable result file"):
+        charts.chart_svg("demo", [bad], tmp_path, tmp_path / "cache")
