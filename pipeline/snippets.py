@@ -56,8 +56,9 @@ def parse_header(text: str, rel: str) -> dict:
     return opts
 
 
-def _python_helpers(path: Path, seen: set[Path]) -> None:
-    """Local modules a Python file imports from its own folder, followed transitively."""
+def _python_helpers(path: Path, root: Path, seen: set[Path]) -> None:
+    """Local modules a Python file imports from its own folder or the snippets root (where
+    shared files such as cudnn_check.py live), followed transitively."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except SyntaxError:
@@ -69,10 +70,12 @@ def _python_helpers(path: Path, seen: set[Path]) -> None:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module.split(".")[0])
     for name in sorted(names):
-        candidate = path.parent / f"{name}.py"
-        if candidate.is_file() and candidate not in seen:
-            seen.add(candidate)
-            _python_helpers(candidate, seen)
+        for candidate in (path.parent / f"{name}.py", root / f"{name}.py"):
+            if candidate.is_file():
+                if candidate not in seen:
+                    seen.add(candidate)
+                    _python_helpers(candidate, root, seen)
+                break
 
 
 def _c_helpers(path: Path) -> set[Path]:
@@ -91,7 +94,7 @@ def load(path: Path, root: Path) -> Snippet:
     opts = parse_header(path.read_text(encoding="utf-8", errors="replace"), rel)
     if path.suffix == ".py":
         seen: set[Path] = set()
-        _python_helpers(path, seen)
+        _python_helpers(path, root.resolve(), seen)
         helpers = seen
     else:
         helpers = _c_helpers(path)

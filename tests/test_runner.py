@@ -35,6 +35,17 @@ def test_helpers_are_found_and_underscore_files_are_not_snippets(mini):
     assert [h.name for h in found[0].helpers] == ["_deeper.py", "_helper.py"]
 
 
+def test_modules_from_the_snippets_root_are_helpers_too(mini):
+    mini.snippet("checker.py", "RULE = 1\n")
+    mini.snippet("t/uses.py", "import sys, pathlib\n"
+                 "sys.path.insert(0, str(pathlib.Path(__file__).parent.parent))\n"
+                 "import checker\nprint(checker.RULE)\n")
+    run(mini)
+    mini.snippet("checker.py", "RULE = 2\n")
+    after = run(mini)
+    assert after["t/uses.py"].executed and after["t/uses.py"].stdout == "2\n"
+
+
 def test_output_is_captured_and_cached(mini):
     mini.snippet("a.py", "print('hello from a')\n")
     first = run(mini)["a.py"]
