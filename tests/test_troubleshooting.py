@@ -1,0 +1,140 @@
+"""The troubleshooting page: every quoted message is either found verbatim in the installed
+library that produces it, or is absent from it and the page cites an issue for it; the three
+errors the snippet reproduces are the ones quoted."""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import mmap
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+MESSAGES = REPO / "snippets" / "troubleshooting" / "messages.txt"
+PAGE = REPO / "docs" / "troubleshooting.md"
+SECTION = re.compile(r"^--8<-- \[start:([\w-]+)\]\n(.*?)\n--8<-- \[end:\1\]$", re.S | re.M)
+
+
+def _pkg(name: str) -> Path:
+    """A package's folder, without importing it (TensorFlow rewrites its own __path__)."""
+    spec = importlib.util.find_spec(name)
+    if spec.origin and spec.origin.endswith("__init__.py"):
+        return Path(spec.origin).parent
+    return Path(list(spec.submodule_search_locations)[0])  # namespace package (nvidia.*)
+
+
+def messages() -> dict[str, str]:
+    return dict(SECTION.findall(MESSAGES.read_text()))
+
+
+def in_binary(path: Path, text: str) -> bool:
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        return m.find(text.encode()) != -1
+
+
+def python_strings(path: Path) -> set[str]:
+    """Every string constant in a module (adjacent literals are joined by the parser)."""
+    tree = ast.parse(path.read_text())
+    return {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+TF_FRAMEWORK = lambda: _pkg("tensorflow") / "libtensorflow_framework.so.2"  # noqa: E731
+TF_CC = lambda: _pkg("tensorflow") / "libtensorflow_cc.so.2"  # noqa: E731
+
+# Messages whose fixed parts must be in an installed binary. X and Y in the page stand for the
+# versions TensorFlow fills in; the fragments are the parts around them.
+IN_TENSORFLOW = {
+    "dnn-init-failed": None,
+    "no-driver": None,
+    "dlopen": None,
+    "version-mismatch": ["Loaded runtime CuDNN library: ", " but source was compiled with: ",
+                         ".  CuDNN library needs to have matching major version and equal or "
+                         "higher minor version. If using a binary install, upgrade your CuDNN "
+                         "library.  If building from sources, make sure the library loaded at "
+                         "runtime is compatible with the version specified during compile "
+                         "configuration."],
+    "xla": ["No registered '", "' OpKernel for ", " devices compatible with node"],
+}
+# Messages no installed library contains: the page must cite an issue for each.
+CITED = {"dnn-not-found": "tensorflow", "fail-to-find": "tensorflow",
+         "pytorch-contiguous": "torch"}
+
+
+def test_every_quoted_message_exists_and_is_checked():
+    found = messages()
+    used = set(re.findall(r'--8<-- "troubleshooting/messages.txt:([\w-]+)"', PAGE.read_text()))
+    assert used <= set(found), used - set(found)
+    checked = set(IN_TENSORFLOW) | set(CITED) | {"keras-mask", "use-cudnn-true", "cudnn-create"}
+    assert set(found) == checked, set(found) ^ checked
+
+
+@pytest.mark.parametrize("name", sorted(IN_TENSORFLOW))
+def test_tensorflow_messages_are_in_the_installed_library(name):
+    text = messages()[name]
+    fragments = IN_TENSORFLOW[name] or [text]
+    for frag in fragments:
+        assert frag in text, (name, frag)
+        assert in_binary(TF_FRAMEWORK(), frag), (name, frag)
+    if name == "version-mismatch":
+        assert text == "X".join(fragments[:1]) + "X" + fragments[1] + "Y" + fragments[2]
+    if name == "xla":
+        assert in_binary(TF_CC(), "CudnnRNN") and in_binary(TF_CC(), "XLA_GPU_JIT")
+
+
+def test_keras_messages_are_in_the_installed_keras():
+    keras_dir = _pkg("keras")
+    msgs = messages()
+    assert msgs["keras-mask"] in python_strings(keras_dir / "src/backend/tensorflow/rnn.py")
+    assert msgs["use-cudnn-true"] in python_strings(keras_dir / "src/layers/rnn/lstm.py")
+
+
+def test_cudnn_create_message_is_in_the_installed_cudnn():
+    lib = _pkg("nvidia.cudnn") / "lib" / "libcudnn_graph.so.9"
+    for line in messages()["cudnn-create"].splitlines():
+        assert in_binary(lib, line), line
+
+
+def _sections(page: str) -> dict[str, str]:
+    parts = re.split(r"^## ", page, flags=re.M)
+    return {p.splitlines()[0]: p for p in parts[1:]}
+
+
+@pytest.mark.parametrize("name", sorted(CITED))
+def test_old_messages_are_absent_from_installed_libraries_and_cite_an_issue(name):
+    text = messages()[name]
+    key = text.split(": ", 1)[1] if name != "dnn-not-found" else "DNN library is not found"
+    libs = sorted(_pkg(CITED[name]).rglob("*.so*"))
+    assert libs
+    assert not any(in_binary(p, key) for p in libs if p.is_file()), (name, key)
+    for page in (PAGE, PAGE.with_suffix(".es.md")):
+        sections = [s for s in _sections(page.read_text()).values()
+                    if f"messages.txt:{name}" in s]
+        assert len(sections) == 1, (page.name, name)
+        assert re.search(r"\(https://github\.com/[\w.-]+/[\w.-]+/issues/\d+\)", sections[0])
+
+
+def test_reproduced_errors_are_the_quoted_ones():
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    r = subprocess.run([sys.executable, str(REPO / "snippets/troubleshooting/reproduce.py")],
+                       capture_output=True, text=True, timeout=240, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    lines = dict(line.split(": ", 1) for line in r.stdout.splitlines())
+    msgs = messages()
+    assert lines["use_cudnn"] == msgs["use-cudnn-true"]
+    assert msgs["keras-mask"].startswith(lines["mask"])
+    assert re.fullmatch(r"No registered 'CudnnRNN' OpKernel for XLA_(CPU|GPU)_JIT devices "
+                        r"compatible with node", lines["xla"])
+    assert lines["xla"].replace("XLA_CPU_JIT", "XLA_GPU_JIT") == msgs["xla"]
+
+
+def test_page_embeds_the_same_things_in_both_languages():
+    refs = re.compile(r'--8<-- "([^"]+)"|<!-- output: (\S+) -->|\]\((https://[^)]+)\)')
+    en = refs.findall(PAGE.read_text())
+    es = refs.findall(PAGE.with_suffix(".es.md").read_text())
+    assert en == es
