@@ -1,9 +1,11 @@
 """Draw benchmark charts (SVG) from result data: this build's run plus committed results.
 
 A result file is JSON written by snippets/benchmarks/_bench.py:
-  {"benchmark", "title", "metric", "lower_is_better", "x_label"?, "provenance": {...},
-   "results": [{"variant", "x"?, "median", "q1", "q3", "min", "max", "samples"}]}
-Every chart names the machine each series was measured on.
+  {"benchmark", "title", "metric", "lower_is_better", "x_label"?, "x_log"?, "expects_gpu"?,
+   "provenance": {...},
+   "results": [{"variant", "x"?, "device"?, "median", "q1", "q3", "min", "max", "samples"}]}
+Every chart names the machine each series was measured on. A benchmark with "expects_gpu" whose
+data hold no row with "device": "GPU" says on the chart that no GPU measurement is recorded yet.
 """
 from __future__ import annotations
 
@@ -57,6 +59,15 @@ def describe(d: dict) -> str:
     return f"{d['label']}: {libs} · {p.get('date', '')[:10]}"
 
 
+NO_GPU_NOTE = "No GPU measurement is recorded yet: the GPU half of this benchmark needs a GPU."
+
+
+def missing_gpu(sets: list[dict]) -> bool:
+    """True when the benchmark has a GPU half and no machine has measured it."""
+    return (any(d.get("expects_gpu") for d in sets)
+            and not any(r.get("device") == "GPU" for d in sets for r in d["results"]))
+
+
 def draw(sets: list[dict]) -> str:
     """One SVG: grouped bars (variant × machine) or lines when results carry an x value."""
     import matplotlib
@@ -78,6 +89,8 @@ def draw(sets: list[dict]) -> str:
                 err = [[r["median"] - r["q1"] for r in rows], [r["q3"] - r["median"] for r in rows]]
                 label = variant if len(sets) == 1 else f"{variant} — {d['provenance']['machine']}"
                 ax.errorbar(xs, med, yerr=err, marker="o", capsize=3, label=label)
+        if any(d.get("x_log") for d in sets):  # sweeps over powers of two
+            ax.set_xscale("log", base=2)
         ax.set_xlabel(first.get("x_label", "x"))
         ax.set_ylabel(first["metric"])
     else:
@@ -101,9 +114,11 @@ def draw(sets: list[dict]) -> str:
     ax.set_title(first["title"], fontsize=11)
     ax.legend(fontsize=8, loc="best")
     ax.grid(axis="x" if not has_x else "both", alpha=0.3)
-    notes = "\n".join("Measured on " + describe(d) for d in sets)
-    fig.text(0.01, 0.01, notes, fontsize=7, va="bottom", ha="left")
-    fig.tight_layout(rect=(0, 0.04 + 0.045 * len(sets), 1, 1))
+    lines = ["Measured on " + describe(d) for d in sets]
+    if missing_gpu(sets):
+        lines.insert(0, NO_GPU_NOTE)
+    fig.text(0.01, 0.01, "\n".join(lines), fontsize=7, va="bottom", ha="left")
+    fig.tight_layout(rect=(0, 0.04 + 0.045 * len(lines), 1, 1))
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
     plt.close(fig)

@@ -63,8 +63,15 @@ def provenance() -> dict:
     return info
 
 
+def quick() -> bool:
+    """BENCH_QUICK=1: 1 warm-up and 3 repetitions, for tests. Such results are marked "quick"."""
+    return os.environ.get("BENCH_QUICK") == "1"
+
+
 def measure(fn, *, warmup: int = 2, repeats: int = 7, sync=None) -> dict:
     """Time fn() after warm-up; median and spread in milliseconds. `sync` waits for the device."""
+    if quick():
+        warmup, repeats = min(warmup, 1), min(repeats, 3)
     for _ in range(warmup):
         fn()
     if sync:
@@ -81,12 +88,22 @@ def measure(fn, *, warmup: int = 2, repeats: int = 7, sync=None) -> dict:
             "min": min(samples), "max": max(samples), "samples": samples}
 
 
+def per_second(timing: dict, items: int) -> dict:
+    """Turn a timing in ms per call into items per second (a slower call is a lower rate)."""
+    rate = lambda ms: items * 1000.0 / ms
+    return {"median": rate(timing["median"]), "q1": rate(timing["q3"]), "q3": rate(timing["q1"]),
+            "min": rate(timing["max"]), "max": rate(timing["min"]),
+            "samples": [rate(ms) for ms in timing["samples"]], "ms_median": timing["median"]}
+
+
 def write_result(benchmark: str, title: str, metric: str, results: list[dict], **extra) -> Path:
     """Write BENCHMARK.json into $SNIPPET_DATA_DIR (or the current folder), atomically."""
     out_dir = Path(os.environ.get("SNIPPET_DATA_DIR", "."))
     out_dir.mkdir(parents=True, exist_ok=True)
     data = {"benchmark": benchmark, "title": title, "metric": metric,
-            "provenance": provenance(), "results": results, **extra}
+            "provenance": provenance(), "results": results, "bench_scale": scale(), **extra}
+    if quick():
+        data["quick"] = True  # too few repetitions to publish
     fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{benchmark}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)

@@ -1,0 +1,139 @@
+"""Run the benchmark snippets on this machine and save a result file you can commit.
+
+    python benchmarks/run_benchmarks.py                 # every benchmark, BENCH_SCALE=1
+    python benchmarks/run_benchmarks.py --scale 8       # larger sizes, for a GPU
+    python benchmarks/run_benchmarks.py --only unroll_sweep --machine my-laptop
+
+Each benchmark snippet (snippets/benchmarks/*.py) runs in its own process, one after the other,
+and its JSON (with provenance: device, CPU, cores, versions, date) is written atomically to
+results/<benchmark>/<machine>.json. The site's charts draw every file there next to the build's
+own run, labelled by machine. The GPU is used when TensorFlow or PyTorch sees one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SNIPPETS = ROOT / "snippets" / "benchmarks"
+sys.path.insert(0, str(ROOT))
+from pipeline import charts  # noqa: E402  (validates result files the way the site reads them)
+
+NEEDS_GPU_EXIT = 77
+
+
+class BadInput(Exception):
+    pass
+
+
+def benchmark_snippets(only: list[str] | None = None) -> list[Path]:
+    found = sorted(p for p in SNIPPETS.glob("*.py") if not p.name.startswith("_"))
+    if not only:
+        return found
+    by_name = {p.stem: p for p in found}
+    unknown = [name for name in only if name not in by_name]
+    if unknown:
+        raise BadInput(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(by_name)}")
+    return [by_name[name] for name in only]
+
+
+def run_set(data_dir: Path, *, scale: int = 1, only: list[str] | None = None,
+            log=print) -> dict[str, dict]:
+    """Run each benchmark snippet once; return {benchmark: result data}. Raises on a failure."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, SNIPPET_DATA_DIR=str(data_dir), BENCH_SCALE=str(scale),
+               PYTHONUNBUFFERED="1", TF_CPP_MIN_LOG_LEVEL="2")
+    results = {}
+    for path in benchmark_snippets(only):
+        before = {p.name for p in data_dir.glob("*.json")}
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, str(path)], cwd=data_dir, env=env,
+                              capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        if proc.returncode == NEEDS_GPU_EXIT:
+            log(f"skipped  {path.stem}: needs a GPU")
+            continue
+        if proc.returncode != 0:
+            tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
+            raise RuntimeError(f"{path.name} failed (exit {proc.returncode}):\n{tail}")
+        new = sorted({p.name for p in data_dir.glob("*.json")} - before) or [f"{path.stem}.json"]
+        for name in new:
+            data = charts.load_result(data_dir / name)
+            results[data["benchmark"]] = data
+        log(f"ran      {path.stem} in {seconds:.1f} s")
+    return results
+
+
+def machine_slug(label: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+    if not slug:
+        raise BadInput(f"machine name {label!r} has no letters or digits")
+    return slug[:80]
+
+
+def save(data: dict, results_dir: Path, machine: str | None = None) -> Path:
+    """Write one benchmark's data to results/<benchmark>/<machine>.json, atomically."""
+    slug = machine_slug(machine or data["provenance"]["machine"])
+    folder = results_dir / data["benchmark"]
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{slug}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+    path = folder / f"{slug}.json"
+    os.replace(tmp, path)
+    return path
+
+
+def positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
+    return int(text)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line, exit 2
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = Parser(prog="run_benchmarks.py", description=__doc__.splitlines()[0])
+    ap.add_argument("--scale", type=positive_int, default=1,
+                    help="BENCH_SCALE: size multiplier (1 fits a 2-core CPU)")
+    ap.add_argument("--only", nargs="+", metavar="BENCHMARK", help="only these benchmarks")
+    ap.add_argument("--machine", help="file name for the results (default: from provenance)")
+    ap.add_argument("--results", type=Path, default=ROOT / "results",
+                    help="where to write (default: results/)")
+    args = ap.parse_args(argv)
+    try:
+        benchmark_snippets(args.only)
+        if os.environ.get("BENCH_QUICK") == "1":
+            raise BadInput("BENCH_QUICK=1 is set: quick results are not for results/; unset it")
+        if args.machine is not None:
+            machine_slug(args.machine)
+        if args.results.exists() and not args.results.is_dir():
+            raise BadInput(f"--results {args.results} is not a folder")
+        with tempfile.TemporaryDirectory() as tmp:
+            results = run_set(Path(tmp), scale=args.scale, only=args.only)
+            for data in results.values():
+                path = save(data, args.results, args.machine)
+                print(f"wrote    {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
+                      f"  ({data['provenance']['machine']})")
+    except BadInput as e:
+        print(f"run_benchmarks.py: error: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:
+        print(f"run_benchmarks.py: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""The benchmark snippets, their charts, the run-it-yourself command and the ratio script.
+
+The snippets run once per session at BENCH_SCALE=1 with BENCH_QUICK=1 (1 warm-up, 3
+repetitions): this checks what they write, not how fast anything is.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline import charts
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+import ratio_stability  # noqa: E402
+import run_benchmarks  # noqa: E402
+
+BENCHMARKS = ["batch_size_sweep", "cpu_vs_gpu", "keras_rnn_variants", "lstm_recurrent_dropout",
+              "torch_lstm_vs_cell_loop", "unroll_sweep"]
+PAGES = ["trade-offs", "benchmarks"]
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """{benchmark: (data, path)} from one quick run of every benchmark snippet."""
+    pytest.importorskip("torch")
+    out = tmp_path_factory.mktemp("bench-data")
+    env = {"BENCH_QUICK": "1", "BENCH_SCALE": "1"}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        results = run_benchmarks.run_set(out, log=lambda *_: None)
+    finally:
+        for k, v in old.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    return {name: (data, out / f"{name}.json") for name, data in results.items()}
+
+
+def gpu_visible() -> bool:
+    import tensorflow as tf
+    return bool(tf.config.list_physical_devices("GPU"))
+
+
+def test_every_benchmark_snippet_is_known_here():
+    assert [p.stem for p in run_benchmarks.benchmark_snippets()] == BENCHMARKS
+
+
+@pytest.mark.parametrize("name", BENCHMARKS)
+def test_each_benchmark_writes_a_valid_result_with_provenance(measured, name):
+    data, path = measured[name]
+    assert charts.load_result(path)["benchmark"] == name
+    assert data["quick"] is True and data["bench_scale"] == 1
+    p = data["provenance"]
+    for key in ("device", "device_name", "machine", "cpu_model", "cpu_cores", "python", "date"):
+        assert p.get(key), key
+    assert p["tensorflow"] and p["keras"]
+    assert p["machine"].startswith(f"{p['device']}: ")
+    assert len({r["variant"] + str(r.get("x")) for r in data["results"]}) == len(data["results"])
+    for r in data["results"]:
+        assert r["q1"] <= r["median"] <= r["q3"] and r["min"] <= r["q1"] and r["q3"] <= r["max"]
+        assert len(r["samples"]) == 3 and all(s > 0 for s in r["samples"])
+
+
+def test_sweeps_cover_short_to_long_and_small_to_large(measured):
+    unroll, _ = measured["unroll_sweep"]
+    xs = sorted({r["x"] for r in unroll["results"]})
+    assert xs[0] <= 8 and xs[-1] >= 128
+    by_len = {(r["x"], r["variant"].endswith("True")): r["graph_ops"] for r in unroll["results"]}
+    assert by_len[(xs[-1], True)] > 10 * by_len[(xs[0], True)]  # the unrolled graph grows
+    assert by_len[(xs[-1], False)] == by_len[(xs[0], False)]    # the loop's does not
+    sweep, _ = measured["batch_size_sweep"]
+    assert "samples per second" in sweep["metric"] and sweep["lower_is_better"] is False
+    for r in sweep["results"]:  # throughput is batch / time, from the same timings
+        assert r["median"] == pytest.approx(r["x"] * 1000 / r["ms_median"])
+
+
+def test_no_cpu_figure_is_labelled_gpu(measured):
+    has_gpu = gpu_visible()
+    for name, (data, _) in measured.items():
+        p = data["provenance"]
+        assert (p["device"] == "GPU") == has_gpu
+        if not has_gpu:
+            assert p["machine"].startswith("CPU: ") and "GPU" not in p["machine"]
+            assert not any(r.get("device") == "GPU" for r in data["results"]), name
+    rows = measured["cpu_vs_gpu"][0]["results"]
+    for r in rows:
+        assert r["variant"].endswith(f" on {r['device']}")
+    assert {r["device"] for r in rows} == ({"CPU", "GPU"} if has_gpu else {"CPU"})
+
+
+@pytest.mark.skipif("gpu_visible()")
+def test_without_a_gpu_the_gpu_half_says_so(measured, tmp_path):
+    data, path = measured["cpu_vs_gpu"]
+    assert data["expects_gpu"] is True
+    svg = charts.chart_svg("cpu_vs_gpu", [path], tmp_path / "results", tmp_path / "cache")
+    assert charts.NO_GPU_NOTE in svg and "on GPU" not in svg
+    # Once a GPU machine's file is committed, the note goes and its bars are labelled GPU.
+    gpu = copy.deepcopy(data)
+    gpu["provenance"].update(device="GPU", device_name="NVIDIA T4", machine="GPU: NVIDIA T4")
+    gpu["results"] += [dict(r, variant=r["variant"].replace("on CPU", "on GPU"), device="GPU")
+                       for r in gpu["results"]]
+    (tmp_path / "results" / "cpu_vs_gpu").mkdir(parents=True)
+    (tmp_path / "results" / "cpu_vs_gpu" / "t4.json").write_text(json.dumps(gpu))
+    svg = charts.chart_svg("cpu_vs_gpu", [path], tmp_path / "results", tmp_path / "cache")
+    assert charts.NO_GPU_NOTE not in svg and "GPU: NVIDIA T4 (results/cpu_vs_gpu/t4.json)" in svg
+
+
+@pytest.mark.parametrize("name", BENCHMARKS)
+def test_each_chart_is_drawn_and_names_the_device(measured, name, tmp_path):
+    data, path = measured[name]
+    svg = charts.chart_svg(name, [path], tmp_path / "results", tmp_path / "cache")
+    assert svg.startswith("<svg") and data["title"] in svg.replace("&gt;", ">")
+    assert f"Measured on {data['provenance']['machine']} (this build)" in svg
+    if data["provenance"]["device"] == "CPU":
+        assert "GPU:" not in svg
+
+
+def page(name: str, lang: str = "") -> str:
+    return (REPO / "docs" / f"{name}{'.' + lang if lang else ''}.md").read_text(encoding="utf-8")
+
+
+MARKERS = re.compile(r'--8<-- "[^"]+"|<!-- (?:output|chart): \S+ -->|<!-- execution-times -->')
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_both_languages_show_the_same_snippets_outputs_and_charts(name):
+    assert MARKERS.findall(page(name)) == MARKERS.findall(page(name, "es"))
+
+
+def test_every_benchmark_has_its_output_and_chart_on_the_benchmarks_page():
+    text = page("benchmarks")
+    for name in BENCHMARKS:
+        assert f"<!-- output: benchmarks/{name}.py -->" in text
+        assert f"<!-- chart: {name} -->" in text
+
+
+def test_published_numbers_come_from_the_facts_file_and_sit_apart():
+    facts = (REPO.parent / "shared" / "reference" / "facts.md")
+    if not facts.is_file():
+        pytest.skip("facts.md is not available here")
+    section = facts.read_text().split("## Published numbers", 1)[1].split("\n## ", 1)[0]
+    sources = {line.split("|")[1].strip() for line in section.splitlines()
+               if line.startswith("| ") and not line.startswith("| source")}
+    for lang in ("", "es"):
+        text = page("trade-offs", lang)
+        head, published = re.split(r"\n## (?:Published numbers|Cifras publicadas)", text)
+        rows = [l for l in published.splitlines() if l.startswith("| ") and "---" not in l][1:]
+        assert rows and "<!-- chart" not in published and "<!-- output" not in published
+        for row in rows:
+            src = row.split("|")[1].strip().replace("blog de NVIDIA", "NVIDIA blog")
+            assert src in sources, src
+
+
+def test_run_command_writes_result_files_atomically_named_by_machine(measured, tmp_path):
+    data, _ = measured["unroll_sweep"]
+    path = run_benchmarks.save(data, tmp_path, "My Laptop (M2)")
+    assert path == tmp_path / "unroll_sweep" / "my-laptop-m2.json"
+    assert charts.load_result(path) == data
+    assert [p.name for p in path.parent.iterdir()] == ["my-laptop-m2.json"]  # no temp file left
+    default = run_benchmarks.save(data, tmp_path)
+    assert default.stem.startswith(data["provenance"]["device"].lower() + "-")
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--scale", "0"], "--scale"), (["--only", "no_such_bench"], "unknown benchmark"),
+    (["--machine", "!!!"], "machine name")])
+def test_run_command_rejects_bad_input_with_one_line(args, says, tmp_path):
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "run_benchmarks.py"),
+                           *args, "--results", str(tmp_path)], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and says in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and not list(tmp_path.iterdir())
+
+
+def _result(ratio: float) -> dict:
+    rows = [{"variant": v, "median": m, "q1": m, "q3": m, "min": m, "max": m, "samples": [m]}
+            for v, m in (("default", 10.0), ("slow", 10.0 * ratio))]
+    return {"benchmark": "demo", "title": "t", "metric": "ms",
+            "provenance": {"machine": "CPU: x (2 cores)", "device": "CPU"}, "results": rows}
+
+
+def test_ratio_stability_reports_how_far_each_ratio_moved(tmp_path, capsys):
+    for folder, ratio in (("a", 2.0), ("b", 2.3)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "demo.json").write_text(json.dumps(_result(ratio)))
+    rows = ratio_stability.compare({"demo": _result(2.0)}, {"demo": _result(2.3)})
+    assert [(r[1], round(r[4], 1)) for r in rows] == [("slow / default", 15.0)]
+    argv = ["--compare", str(tmp_path / "a"), str(tmp_path / "b")]
+    assert ratio_stability.main(argv) == 0
+    assert ratio_stability.main(argv + ["--check"]) == 1
+    assert ratio_stability.main(argv + ["--check", "--target", "20"]) == 0
+    assert "15.0%" in capsys.readouterr().out
+    assert ratio_stability.main(["--compare", str(tmp_path / "a"), str(tmp_path / "nope")]) == 2
