@@ -44,6 +44,8 @@ $(MERMAID): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	mkdir -p $(dir $@)
 	cp node_modules/mermaid/dist/mermaid.min.js $@
+	mkdir -p $(dir $@)mathjax
+	cp node_modules/mathjax/es5/tex-svg.js $(dir $@)mathjax/tex-svg.js
 
 # GPU machines: the same pins, but TensorFlow's CUDA packages and PyTorch's CUDA build instead of
 # the CPU wheel of torch and our own nvidia-* pins (pip resolves those for the GPU stack).

