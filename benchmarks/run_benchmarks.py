@@ -12,7 +12,6 @@ own run, labelled by machine. The GPU is used when TensorFlow or PyTorch sees on
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -24,7 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets" / "benchmarks"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(SNIPPETS))
 from pipeline import charts  # noqa: E402  (validates result files the way the site reads them)
+import _bench  # noqa: E402  (the benchmarks' own helper: atomic JSON writing)
 
 NEEDS_GPU_EXIT = 77
 
@@ -83,12 +84,7 @@ def save(data: dict, results_dir: Path, machine: str | None = None) -> Path:
     slug = machine_slug(machine or data["provenance"]["machine"])
     folder = results_dir / data["benchmark"]
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{slug}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1)
-    path = folder / f"{slug}.json"
-    os.replace(tmp, path)
-    return path
+    return _bench.write_json(folder / f"{slug}.json", data)
 
 
 def positive_int(text: str) -> int:

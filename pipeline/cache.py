@@ -23,7 +23,8 @@ def _sha256(data: bytes) -> str:
 
 
 def key_for(snippet: Snippet, requirements: list[Path], device: str) -> str:
-    """Hash of the snippet, the local helpers it uses, the pinned requirements and the device."""
+    """Hash of the snippet, the local helpers it uses, the pinned requirements, the device, and
+    the BENCH_* variables that size the benchmarks (BENCH_SCALE=4 must not reuse a scale-1 run)."""
     h = hashlib.sha256()
 
     def add(label: str, data: bytes) -> None:
@@ -32,6 +33,8 @@ def key_for(snippet: Snippet, requirements: list[Path], device: str) -> str:
     add("format", CACHE_FORMAT.encode())
     add("python", sys.version.split()[0].encode())
     add("device", device.encode())
+    for name in sorted(k for k in os.environ if k.startswith("BENCH_")):
+        add("env:" + name, os.environ[name].encode())
     add("snippet", snippet.rel.encode())
     add("source", snippet.path.read_bytes())
     for helper in snippet.helpers:

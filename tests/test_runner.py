@@ -70,6 +70,16 @@ def test_changing_snippet_helper_or_requirements_reruns_only_what_depends_on_it(
     assert all(o.executed for o in run(mini).values())
 
 
+def test_benchmark_size_variables_are_part_of_the_key(mini, monkeypatch):
+    mini.snippet("sized.py", "import os\nprint(os.environ.get('BENCH_SCALE', '1'))\n")
+    assert run(mini)["sized.py"].stdout == "1\n"
+    monkeypatch.setenv("BENCH_SCALE", "4")
+    scaled = run(mini)["sized.py"]
+    assert scaled.executed and scaled.stdout == "4\n"
+    monkeypatch.delenv("BENCH_SCALE")
+    assert not run(mini)["sized.py"].executed  # the scale-1 result is still cached
+
+
 def test_failure_does_not_hide_others_and_is_not_cached(mini):
     mini.snippet("bad.py", "import sys\nprint('to stderr', file=sys.stderr)\nraise SystemExit(3)\n")
     mini.snippet("good.py", "print('fine')\n")

@@ -104,9 +104,13 @@ def write_result(benchmark: str, title: str, metric: str, results: list[dict], *
             "provenance": provenance(), "results": results, "bench_scale": scale(), **extra}
     if quick():
         data["quick"] = True  # too few repetitions to publish
-    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{benchmark}.", suffix=".tmp")
+    return write_json(out_dir / f"{benchmark}.json", data)
+
+
+def write_json(path: Path, data: dict) -> Path:
+    """Write JSON so that a reader never sees a half-written file (temp file, then rename)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)
-    path = out_dir / f"{benchmark}.json"
     os.replace(tmp, path)
     return path
