@@ -8,7 +8,8 @@
 A ratio is a row's median divided by the median of the first row measured at the same x (and
 the same "mode", train or inference) in that benchmark: for example "LSTM recurrent_dropout=0.2 ·
 train" over "LSTM default · train". Absolute times move with the machine's load; the ratios are
-what the site's prose relies on, so they should move by less than the target (10 %).
+what the site's prose relies on, so they should move by less than the target (10 %). Result files
+that already hold ratios (with "relative_to") are compared as they are.
 """
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ from run_benchmarks import BadInput, Parser, charts, positive_int, run_set  # no
 def ratios(data: dict) -> dict[str, float]:
     """{row label: median / reference median} for every row that is not its own reference."""
     out, refs = {}, {}
+    if data.get("relative_to"):  # rows are already ratios (to the row named there)
+        return {f"{r['variant']} @ {r.get('x')} / {data['relative_to']}": r["median"]
+                for r in data["results"]}
     for r in data["results"]:
         group = (r.get("x"), r.get("mode"))
         ref = refs.setdefault(group, r)

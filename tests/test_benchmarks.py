@@ -24,6 +24,9 @@ import run_benchmarks  # noqa: E402
 
 BENCHMARKS = ["batch_size_sweep", "cpu_vs_gpu", "keras_rnn_variants", "lstm_recurrent_dropout",
               "torch_lstm_vs_cell_loop", "unroll_sweep"]
+# Result files written besides the one named after each snippet (charts of their own).
+EXTRA_RESULTS = ["keras_rnn_variants_steps", "keras_rnn_variants_units", "unroll_memory"]
+RESULTS = BENCHMARKS + EXTRA_RESULTS
 PAGES = ["trade-offs", "benchmarks"]
 
 
@@ -52,7 +55,11 @@ def test_every_benchmark_snippet_is_known_here():
     assert [p.stem for p in run_benchmarks.benchmark_snippets()] == BENCHMARKS
 
 
-@pytest.mark.parametrize("name", BENCHMARKS)
+def test_each_snippet_writes_exactly_the_known_result_files(measured):
+    assert sorted(measured) == sorted(RESULTS)
+
+
+@pytest.mark.parametrize("name", RESULTS)
 def test_each_benchmark_writes_a_valid_result_with_provenance(measured, name):
     data, path = measured[name]
     assert charts.load_result(path)["benchmark"] == name
@@ -79,6 +86,45 @@ def test_sweeps_cover_short_to_long_and_small_to_large(measured):
     assert "samples per second" in sweep["metric"] and sweep["lower_is_better"] is False
     for r in sweep["results"]:  # throughput is batch / time, from the same timings
         assert r["median"] == pytest.approx(r["x"] * 1000 / r["ms_median"])
+
+
+def test_keras_variants_cover_both_layers_modes_lengths_and_units(measured):
+    data, _ = measured["keras_rnn_variants"]
+    grid = data["grid"]
+    sizes = {(r["steps"], r["units"]) for r in grid}
+    steps = sorted({s for s, _ in sizes})
+    units = sorted({u for _, u in sizes})
+    assert len(steps) >= 3 and steps[0] <= 8 and steps[-1] >= 128
+    assert len(units) >= 3 and units[-1] >= 8 * units[0]
+    cells = {(r["layer"], r["name"], r["mode"], r["steps"], r["units"]) for r in grid}
+    names = {r["name"] for r in grid}
+    assert len(names) == 8 and {r["layer"] for r in grid} == {"LSTM", "GRU"}
+    assert len(cells) == len(grid) == 8 * 2 * len(sizes)  # every variant, mode and size once
+    # The sweep charts are the grid's training steps divided by the default layer's median.
+    default = {(r["layer"], r["steps"], r["units"]): r["median"] for r in grid
+               if r["mode"] == "train" and r["name"].endswith("(cuDNN-eligible)")}
+    for axis, values in (("steps", steps), ("units", units)):
+        chart, _ = measured[f"keras_rnn_variants_{axis}"]
+        (other, value), = chart["fixed"].items()
+        assert chart["relative_to"] == "the default layer"
+        assert sorted({r["x"] for r in chart["results"]}) == values
+        assert len(chart["results"]) == 6 * len(values)  # 3 variants per layer, no default
+        for row in chart["results"]:
+            cell, = (r for r in grid if r["name"] == row["variant"] and r["mode"] == "train"
+                     and r[axis] == row["x"] and r[other] == value)
+            assert row["median"] == pytest.approx(
+                cell["median"] / default[(cell["layer"], cell["steps"], cell["units"])])
+
+
+def test_unrolling_memory_is_measured_and_activations_grow_with_length(measured):
+    data, _ = measured["unroll_memory"]
+    assert "MiB" in data["metric"]
+    for variant in {r["variant"] for r in data["results"]}:
+        rows = sorted((r for r in data["results"] if r["variant"] == variant),
+                      key=lambda r: r["x"])
+        assert all(r["median"] > 0 for r in rows), variant
+        # Backpropagation keeps every step's activations: the peak grows with the length.
+        assert rows[-1]["median"] > 4 * rows[0]["median"], variant
 
 
 def test_no_cpu_figure_is_labelled_gpu(measured):
@@ -112,7 +158,7 @@ def test_without_a_gpu_the_gpu_half_says_so(measured, tmp_path):
     assert charts.NO_GPU_NOTE not in svg and "GPU: NVIDIA T4 (results/cpu_vs_gpu/t4.json)" in svg
 
 
-@pytest.mark.parametrize("name", BENCHMARKS)
+@pytest.mark.parametrize("name", RESULTS)
 def test_each_chart_is_drawn_and_names_the_device(measured, name, tmp_path):
     data, path = measured[name]
     svg = charts.chart_svg(name, [path], tmp_path / "results", tmp_path / "cache")
@@ -138,6 +184,7 @@ def test_every_benchmark_has_its_output_and_chart_on_the_benchmarks_page():
     text = page("benchmarks")
     for name in BENCHMARKS:
         assert f"<!-- output: benchmarks/{name}.py -->" in text
+    for name in RESULTS:
         assert f"<!-- chart: {name} -->" in text
 
 
@@ -198,3 +245,12 @@ def test_ratio_stability_reports_how_far_each_ratio_moved(tmp_path, capsys):
     assert ratio_stability.main(argv + ["--check", "--target", "20"]) == 0
     assert "15.0%" in capsys.readouterr().out
     assert ratio_stability.main(["--compare", str(tmp_path / "a"), str(tmp_path / "nope")]) == 2
+
+
+def test_ratio_stability_takes_ready_made_ratios_as_they_are():
+    data = _result(2.0)
+    data["relative_to"] = "the default layer"
+    for r, x in zip(data["results"], (8, 128)):
+        r["x"] = x
+    assert ratio_stability.ratios(data) == {"default @ 8 / the default layer": 10.0,
+                                            "slow @ 128 / the default layer": 20.0}

@@ -83,9 +83,14 @@ def measure(fn, *, warmup: int = 2, repeats: int = 7, sync=None) -> dict:
         if sync:
             sync()
         samples.append((time.perf_counter() - start) * 1000)
+    return spread(samples)
+
+
+def spread(samples: list[float]) -> dict:
+    """Median, quartiles and extremes of repeated measurements (times, bytes, ...)."""
     q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
     return {"median": statistics.median(samples), "q1": q1, "q3": q3,
-            "min": min(samples), "max": max(samples), "samples": samples}
+            "min": min(samples), "max": max(samples), "samples": list(samples)}
 
 
 def per_second(timing: dict, items: int) -> dict:
@@ -94,6 +99,13 @@ def per_second(timing: dict, items: int) -> dict:
     return {"median": rate(timing["median"]), "q1": rate(timing["q3"]), "q3": rate(timing["q1"]),
             "min": rate(timing["max"]), "max": rate(timing["min"]),
             "samples": [rate(ms) for ms in timing["samples"]], "ms_median": timing["median"]}
+
+
+def relative(timing: dict, base: dict, **extra) -> dict:
+    """A timing divided by a baseline's median: 2.0 means twice as slow as the baseline."""
+    ratio = lambda ms: ms / base["median"]
+    return {**extra, **{k: ratio(timing[k]) for k in ("median", "q1", "q3", "min", "max")},
+            "samples": [ratio(ms) for ms in timing["samples"]]}
 
 
 def write_result(benchmark: str, title: str, metric: str, results: list[dict], **extra) -> Path:

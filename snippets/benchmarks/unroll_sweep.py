@@ -1,11 +1,17 @@
 """LSTM with the symbolic loop vs unroll=True, from short to long sequences.
 
 For each sequence length: the time of one forward+backward pass, and what unrolling costs in
-graph size (operations TensorFlow must build and keep) and in tracing time.
+memory (TensorFlow's own count of the bytes its tensors hold at the peak of one pass), in graph
+size (operations TensorFlow must build and keep) and in tracing time.
 """
 # snippet: timeout=240 exclusive
 # --8<-- [start:show]
+import os
 import time
+
+# TensorFlow counts every CPU tensor only with its BFC allocator; without this, tensors under
+# 256 KiB go uncounted and the peak below would miss most of them. A GPU always counts them all.
+os.environ.setdefault("TF_CPU_ALLOCATOR_USE_BFC", "true")
 
 import numpy as np
 import tensorflow as tf
@@ -16,6 +22,7 @@ import _bench  # timing and provenance helpers, next to this file
 n = _bench.scale()
 batch, features, units = 32 * n, 8, 32 * n
 lengths = [4, 16, 64, 256]
+device = "GPU:0" if tf.config.list_physical_devices("GPU") else "CPU:0"
 rng = np.random.default_rng(0)
 
 results = []
@@ -35,17 +42,25 @@ for steps in lengths:
         start = time.perf_counter()
         graph = forward_backward.get_concrete_function().graph  # traces once
         trace_s = time.perf_counter() - start
-        timing = _bench.measure(lambda: [g.numpy() for g in forward_backward()],
-                                warmup=3, repeats=11)  # .numpy() waits for the result
+        run = lambda: [g.numpy() for g in forward_backward()]  # .numpy() waits for the result
+        timing = _bench.measure(run, warmup=3, repeats=11)
+        peaks = []
+        for _ in range(3):  # bytes held at the peak of one pass, above what was held before it
+            before = tf.config.experimental.get_memory_info(device)["current"]
+            tf.config.experimental.reset_memory_stats(device)
+            run()
+            peaks.append((tf.config.experimental.get_memory_info(device)["peak"] - before) / 2**20)
         results.append({"variant": variant, "x": steps, **timing, "trace_seconds": trace_s,
-                        "graph_ops": len(graph.get_operations())})
+                        "graph_ops": len(graph.get_operations()),
+                        "graph_kib": graph.as_graph_def().ByteSize() / 1024, "peak_mib": peaks})
 
 print(f"{'steps':>5} {'loop ms':>8} {'unroll ms':>9} {'unroll/loop':>11}"
-      f" {'graph ops loop/unroll':>22} {'trace s loop/unroll':>20}")
+      f" {'peak MiB loop/unroll':>21} {'graph KiB loop/unroll':>22} {'trace s loop/unroll':>20}")
 for steps in lengths:
     loop, unr = (r for r in results if r["x"] == steps)
     print(f"{steps:5} {loop['median']:8.2f} {unr['median']:9.2f} {unr['median'] / loop['median']:10.2f}x"
-          f" {loop['graph_ops']:>10}/{unr['graph_ops']:<11} {loop['trace_seconds']:9.2f}/"
+          f" {max(loop['peak_mib']):10.2f}/{max(unr['peak_mib']):<10.2f}"
+          f" {loop['graph_kib']:10.0f}/{unr['graph_kib']:<11.0f} {loop['trace_seconds']:9.2f}/"
           f"{unr['trace_seconds']:.2f}")
 median = {(r["x"], r["variant"]): r["median"] for r in results}
 faster = [s for s in lengths
@@ -58,5 +73,12 @@ _bench.write_result(
     title=f"LSTM forward+backward, loop vs unroll (batch {batch}, {units} units)",
     metric="ms per forward+backward", lower_is_better=True,
     x_label="sequence length (steps)", x_log=True, results=results)
+_bench.write_result(
+    "unroll_memory",
+    title=f"LSTM forward+backward, peak tensor memory, loop vs unroll (batch {batch}, {units} units)",
+    metric="MiB held at the peak of one pass", lower_is_better=True,
+    x_label="sequence length (steps)", x_log=True,
+    results=[{"variant": r["variant"], "x": r["x"], **_bench.spread(r["peak_mib"])}
+             for r in results])
 print("measured on", _bench.provenance()["machine"])
 # --8<-- [end:show]
