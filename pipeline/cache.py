@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import sandbox
 from .snippets import Snippet
 
 # Bump when the way results are produced changes, so old entries stop matching.
@@ -23,8 +24,9 @@ def _sha256(data: bytes) -> str:
 
 
 def key_for(snippet: Snippet, requirements: list[Path], device: str) -> str:
-    """Hash of the snippet, the local helpers it uses, the pinned requirements, the device, and
-    the BENCH_* variables that size the benchmarks (BENCH_SCALE=4 must not reuse a scale-1 run)."""
+    """Hash of the snippet, the local helpers it uses, the pinned requirements, the device, the
+    BENCH_* variables that size the benchmarks (BENCH_SCALE=4 must not reuse a scale-1 run), and
+    the sandbox every snippet runs in (a change to what it allows must run everything again)."""
     h = hashlib.sha256()
 
     def add(label: str, data: bytes) -> None:
@@ -41,6 +43,8 @@ def key_for(snippet: Snippet, requirements: list[Path], device: str) -> str:
         add("helper:" + helper.name, helper.read_bytes())
     for req in requirements:
         add("requirements:" + req.name, req.read_bytes() if req.is_file() else b"")
+    for part in sandbox.files():
+        add("sandbox:" + part.name, part.read_bytes())
     return h.hexdigest()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import device as device_mod
+from . import sandbox
 from .cache import Cache, key_for
 from .snippets import Snippet, SnippetError, discover
 
@@ -137,10 +139,13 @@ def classify(snippet: Snippet, rc: int | None, device: str) -> tuple[str, str]:
     return OK, ""
 
 
-def execute(snippet: Snippet, cache: Cache, key: str, device: str) -> Outcome:
+def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path) -> Outcome:
     work = cache.new_workdir()
-    env = dict(os.environ, SNIPPET_DATA_DIR=str(work / "data"), PYTHONUNBUFFERED="1",
-               PYTHONDONTWRITEBYTECODE="1")
+    # A snippet writes only inside `work` (see pipeline/sandbox): Python ones are stopped at
+    # the write; for C ones (make, the program) the project tree is compared before and after.
+    env = sandbox.environment(work, dict(os.environ, SNIPPET_DATA_DIR=str(work / "data"),
+                                         PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1"))
+    before = sandbox.snapshot(root) if snippet.kind != "py" else None
     started = time.perf_counter()
     cmd, build_failure = _command(snippet, work, env, snippet.timeout)
     if build_failure:
@@ -150,6 +155,14 @@ def execute(snippet: Snippet, cache: Cache, key: str, device: str) -> Outcome:
         rc, stdout, stderr = _run_process(cmd, work, env, snippet.timeout, work / "run")
         status, problem = classify(snippet, rc, device)
     seconds = time.perf_counter() - started
+    outside = sandbox.outside_writes(work)
+    if before is not None:
+        outside += sandbox.changed(before, sandbox.snapshot(root))
+    if outside:  # whatever the exit status: a refused write the snippet caught counts too
+        more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
+        status, problem = FAILED, f"wrote outside its folder: {outside[0]}{more}"
+    for scratch in ("home", "tmp"):  # not part of the result
+        shutil.rmtree(work / scratch, ignore_errors=True)
     outcome = Outcome(snippet, status, stdout, stderr, rc, seconds, True,
                       datetime.now(timezone.utc).isoformat(timespec="seconds"), device,
                       problem=problem)
@@ -192,13 +205,16 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
             outcomes[s.rel] = Outcome(s, NOT_RUN, device=device,
                                       problem="not executed (execution is turned off)")
 
-    shared = [(s, k) for s, k in stale if not s.exclusive]
-    alone = [(s, k) for s, k in stale if s.exclusive]  # benchmarks: nothing else on the CPU
+    # Alone, after the others: benchmarks (nothing else on the CPU), and C snippets, so that the
+    # project-tree comparison guarding each one sees only its own writes.
+    alone = [(s, k) for s, k in stale if s.exclusive or s.kind != "py"]
+    shared = [(s, k) for s, k in stale if (s, k) not in alone]
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        for o in pool.map(lambda sk: execute(sk[0], cache, sk[1], device), shared):
+        for o in pool.map(lambda sk: execute(sk[0], cache, sk[1], device, project.root),
+                          shared):
             outcomes[o.snippet.rel] = o
     for s, k in alone:
-        outcomes[s.rel] = execute(s, cache, k, device)
+        outcomes[s.rel] = execute(s, cache, k, device, project.root)
 
     ordered = [outcomes[s.rel] for s in snippets]
     write_times(project, ordered)
