@@ -21,6 +21,11 @@ def on_files(files, config):
         if not file.is_documentation_page():
             file.is_documentation_page = lambda: True
     _add_missing_alternates(notebooks, config)
+    i18n = config.plugins.get("i18n")
+    if i18n is not None and notebooks:
+        # i18n took its list of this language's pages (the sitemap's) in its own on_files,
+        # before the notebooks above became pages: take it again so they are in the sitemap.
+        i18n.i18n_files_per_language[i18n.current_language] = files.documentation_pages()
     return files
 
 

@@ -79,3 +79,15 @@ def cpu_only(monkeypatch):
     device.device_kind.cache_clear()
     yield
     device.device_kind.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """One strict build of the whole site (runs stale snippets through the hook), shared by every
+    test module that reads the built pages."""
+    out = tmp_path_factory.mktemp("site")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+                          cwd=REPO, capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert proc.returncode == 0, proc.stderr[-6000:]
+    return out

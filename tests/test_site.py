@@ -1,13 +1,8 @@
 """The real site: strict build of both languages, every snippet embedded and shown, en/es parity."""
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
-
-import pytest
 
 from conftest import REPO
 
@@ -30,17 +25,6 @@ def site_path(site: Path, page: Path, lang: str) -> Path:
     base = site / "es" if lang == "es" else site
     return base / "index.html" if rel.name == "index" and rel.parent == Path(".") else \
         base / rel.parent / ("" if rel.name == "index" else rel.name) / "index.html"
-
-
-@pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
-    """One strict build of the whole site (runs stale snippets through the hook)."""
-    out = tmp_path_factory.mktemp("site")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-                          cwd=REPO, capture_output=True, text=True, timeout=1800,
-                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    assert proc.returncode == 0, proc.stderr[-6000:]
-    return out
 
 
 def test_every_page_is_built_in_both_languages(site):

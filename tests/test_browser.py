@@ -1,0 +1,479 @@
+"""The built site in a real browser: Playwright driving Chromium (headless), against the `site`
+fixture's build served on 127.0.0.1.
+
+Every English page and its Spanish twin (the notebook page too) is loaded and must log no console
+error, fail no request, and ask no host but the local server for anything; its language selector
+must land on the same page in the other language, and at 375 px wide the page must not scroll
+sideways. Search, charts, copy buttons and the dark-mode toggle are checked on the pages that have
+them. Screenshots go to test-artifacts/.
+
+The browser is Chromium at $CHROME_PATH, else /usr/bin/chromium (Debian's `chromium` package);
+Playwright's own browser downloads are never used. Without a browser every test fails and says so.
+For a quicker loop while editing overrides/, BROWSER_TEST_SITE=site reuses a build already made
+(`make build`) instead of building the site again.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import textwrap
+import threading
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import sync_playwright
+
+from conftest import REPO
+
+DOCS = REPO / "docs"
+SNIPPETS = REPO / "snippets"
+ARTIFACTS = REPO / "test-artifacts"
+
+CHROME = os.environ.get("CHROME_PATH") or "/usr/bin/chromium"
+CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               # without these Chromium calls Google's servers, and this machine's network refuses
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+NO_BROWSER = (f"no usable browser at {CHROME}: install chromium (apt-get install chromium) "
+              "or set CHROME_PATH to a Chrome/Chromium executable")
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 375, "height": 812}
+LANGS = ("en", "es")
+SEARCH_TERMS = ("cuDNN", "recurrent_dropout")
+# Pages whose copy buttons are checked, every block on them titled "snippets/<file>".
+COPY_PAGES = ("", "cudnn-c/")
+
+
+# --- what there is to test, from the sources (known before the build) -------------------------
+
+def _url(doc: Path) -> str:
+    """Site-relative URL of an English source page: docs/a/b.md -> "a/b/", docs/index.md -> ""."""
+    rel = doc.relative_to(DOCS).with_suffix("").as_posix()
+    if rel == "index" or rel.endswith("/index"):
+        return rel[: -len("index")]
+    return rel + "/"
+
+
+@functools.cache
+def mkdocs_config() -> dict:
+    class Loader(yaml.SafeLoader):  # mkdocs.yml names Python objects (!!python/name:...)
+        pass
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
+    return yaml.load((REPO / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)
+
+
+def _notebooks() -> list[Path]:
+    """The notebooks mkdocs-jupyter turns into pages (its `include` list in mkdocs.yml)."""
+    for plugin in mkdocs_config().get("plugins", []):
+        if isinstance(plugin, dict) and "mkdocs-jupyter" in plugin:
+            return [DOCS / p for p in plugin["mkdocs-jupyter"].get("include", [])]
+    return []
+
+
+def english_sources() -> list[Path]:
+    pages = [p for p in DOCS.rglob("*.md") if not p.name.endswith(".es.md")]
+    pages += [p for p in _notebooks() if not p.name.endswith(".es.ipynb")]
+    return sorted(pages, key=_url)
+
+
+SOURCES = {_url(p): p for p in english_sources()}
+
+
+def path_of(lang: str, url: str) -> str:
+    """The path a page is served at: "/x/" in English, "/es/x/" in Spanish."""
+    return "/" + ("" if lang == "en" else f"{lang}/") + url
+
+
+def twin_lang(lang: str) -> str:
+    return "es" if lang == "en" else "en"
+
+
+PAGES = [(lang, url) for url in SOURCES for lang in LANGS]
+PAGE_IDS = [f"{lang}:{path_of(lang, url)}" for lang, url in PAGES]
+CHART_PAGES = [(lang, url) for lang, url in PAGES
+               if "<!-- chart:" in SOURCES[url].read_text(encoding="utf-8")]
+
+TITLED_EMBED = re.compile(r'^```\w*[^\n]*\btitle="snippets/([^"]+)"[^\n]*\n--8<-- "([^"]+)"\n```$',
+                          re.M)
+SECTION_MARKER = re.compile(r"-+8<-+[ \t]+\[[ \t]*(start|end)[ \t]*:[ \t]*([a-z][-_0-9a-z]*)[ \t]*\]")
+
+
+def titled_embeds(url: str) -> list[tuple[str, str]]:
+    """(title file, embed reference) of every code block `title="snippets/F"` that embeds F."""
+    text = SOURCES[url].read_text(encoding="utf-8")
+    return [(title, ref) for title, ref in TITLED_EMBED.findall(text)
+            if ref.partition(":")[0] == title]
+
+
+def snippet_text(ref: str) -> str:
+    """The text a page shows for `--8<-- "ref"`, as pymdownx.snippets embeds it (mkdocs.yml:
+    `dedent_subsections: true`): the whole file, or the lines between the section's start and end
+    markers, dedented; section-marker lines are never shown. Trailing whitespace at the very end is
+    removed, because Material's copy button trims it (String.prototype.trimEnd). Nothing else is
+    normalised: tabs, indentation and inner blank lines must survive the copy exactly."""
+    rel, _, section = ref.partition(":")
+    lines = (SNIPPETS / rel).read_text(encoding="utf-8").split("\n")
+    if section:
+        marks = [(i, m.group(1)) for i, line in enumerate(lines)
+                 if (m := SECTION_MARKER.search(line)) and m.group(2) == section]
+        start = next(i for i, kind in marks if kind == "start")
+        end = next(i for i, kind in marks if kind == "end" and i > start)
+        body = [line for line in lines[start + 1:end] if not SECTION_MARKER.search(line)]
+        return textwrap.dedent("\n".join(body)).rstrip()
+    return "\n".join(line for line in lines if not SECTION_MARKER.search(line)).rstrip()
+
+
+# --- browser, server, pages ------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the session, or the reason there is none (each test then fails with it)."""
+    if not (os.path.isfile(CHROME) and os.access(CHROME, os.X_OK)):
+        yield NO_BROWSER
+        return
+    with sync_playwright() as playwright:
+        try:
+            chromium = playwright.chromium.launch(executable_path=CHROME, headless=True,
+                                                  args=CHROME_ARGS, timeout=60_000)
+        except PlaywrightError as e:
+            yield f"{NO_BROWSER} ({str(e).strip().splitlines()[0]})"
+            return
+        yield chromium
+        chromium.close()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass  # the browser closing a connection early is not a test failure
+
+
+@pytest.fixture(scope="session")
+def site_root(request) -> Path:
+    """The built site: the `site` fixture's build, or BROWSER_TEST_SITE (a folder) when set."""
+    given = os.environ.get("BROWSER_TEST_SITE")
+    root = (REPO / given).resolve() if given else request.getfixturevalue("site")
+    assert (root / "index.html").is_file(), f"no built site in {root}"
+    return root
+
+
+@pytest.fixture(scope="session")
+def server(site_root) -> str:
+    """The built site over HTTP on 127.0.0.1 (a free port), from a background thread."""
+    httpd = _Server(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site_root)))
+    thread = threading.Thread(target=httpd.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(5)
+
+
+class Tab:
+    """A page in its own browser context, with everything it asked for and complained about."""
+
+    def __init__(self, context, origin: str):
+        self.context, self.origin = context, origin
+        self.page = context.new_page()
+        self.requests: list[str] = []
+        self.problems: list[str] = []
+        self.page.on("request", self._request)
+        self.page.on("requestfailed", lambda r: self.problems.append(
+            f"request failed: {r.method} {r.url} ({r.failure})"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(
+            f"HTTP {r.status}: {r.request.method} {r.url}"))
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda e: self.problems.append(f"uncaught error: {e}"))
+
+    def _request(self, request):
+        self.requests.append(request.url)
+        if not (request.url.startswith(self.origin + "/") or request.url.startswith(("data:", "blob:"))):
+            self.problems.append(f"request to another host: {request.method} {request.url}")
+
+    def _console(self, message):
+        if message.type == "error":
+            where = message.location or {}
+            self.problems.append(f"console error: {message.text} "
+                                 f"(at {where.get('url', '?')}:{where.get('lineNumber', '?')})")
+
+    def other_hosts(self) -> list[str]:
+        return [p for p in self.problems if p.startswith("request to another host")]
+
+    def goto(self, path: str, wait: str = "load"):
+        response = self.page.goto(self.origin + path, wait_until=wait)
+        assert response is not None and response.ok, \
+            f"{path}: HTTP {response.status if response else 'no response'}"
+        return response
+
+    def settle(self):
+        """Wait for what renders after `load`: network quiet, MathJax and Mermaid done."""
+        self.page.wait_for_load_state("networkidle")
+        self.page.evaluate("""async () => {
+            if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+                await MathJax.startup.promise;
+            await document.fonts.ready;
+        }""")
+        # Material replaces each <pre class="mermaid"> with the rendered diagram.
+        try:
+            self.page.wait_for_function("() => !document.querySelector('pre.mermaid')",
+                                        timeout=10_000)
+        except PlaywrightTimeout:
+            self.problems.append("a Mermaid diagram was not rendered within 10 s")
+
+
+@pytest.fixture
+def open_tab(browser, request):
+    """open_tab(path, viewport=..., clipboard=False) -> Tab: a new context, the page loaded."""
+    contexts = []
+
+    def open_(path: str, *, viewport=DESKTOP, clipboard=False, wait="load", **options) -> Tab:
+        if isinstance(browser, str):
+            pytest.fail(browser, pytrace=False)
+        origin = request.getfixturevalue("server")
+        context = browser.new_context(viewport=viewport, color_scheme="light", locale="en-US",
+                                      service_workers="block", **options)
+        contexts.append(context)
+        context.set_default_timeout(15_000)
+        if clipboard:
+            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+        tab = Tab(context, origin)
+        tab.goto(path, wait)
+        return tab
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+def report(path: str, problems: list[str]) -> str:
+    return f"{path}:\n  " + "\n  ".join(problems)
+
+
+# --- the tests -------------------------------------------------------------------------------
+
+def sitemap_paths(site_root: Path) -> set[str]:
+    """Every path the sitemap lists (each page and its alternates), as served: "/", "/es/x/"."""
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    tree = ET.parse(site_root / "sitemap.xml")
+    urls = [u.findtext("s:loc", namespaces=ns) for u in tree.getroot().findall("s:url", ns)]
+    urls += [a.get("href") for a in tree.getroot().iterfind("s:url/x:link", ns)]
+    root = urlsplit(mkdocs_config().get("site_url") or "/").path  # sitemap URLs are under it
+    assert all(urlsplit(u).path.startswith(root) for u in urls), urls
+    return {"/" + urlsplit(u).path[len(root):] for u in urls}
+
+
+def test_every_page_in_the_sitemap_is_tested(site_root):
+    """The pages parametrized here come from docs/ (known before the build): none is missed."""
+    missed = sitemap_paths(site_root) - {path_of(lang, url) for lang, url in PAGES}
+    assert not missed, f"built pages these tests do not visit: {sorted(missed)}"
+
+
+def test_the_sitemap_lists_every_page(site_root):
+    """Every page, in both languages, is in sitemap.xml (with its other-language version)."""
+    missing = {path_of(lang, url) for lang, url in PAGES} - sitemap_paths(site_root)
+    assert not missing, f"pages missing from sitemap.xml: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("lang,url", PAGES, ids=PAGE_IDS)
+def test_page_loads_cleanly_and_fits_a_phone(open_tab, lang, url):
+    """No console error, no failed request, nothing from another host; at 375 px nothing scrolls
+    sideways (tables and code blocks may scroll inside their own box)."""
+    path = path_of(lang, url)
+    tab = open_tab(path, viewport=PHONE, is_mobile=True, has_touch=True)
+    tab.settle()
+    problems = list(tab.problems)
+    assert tab.requests, "no request recorded"
+    lang_attr = tab.page.evaluate("document.documentElement.lang")
+    if lang_attr != lang:
+        problems.append(f'<html lang="{lang_attr}">, expected "{lang}"')
+    widths = tab.page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    if widths[0] > widths[1]:
+        wide = tab.page.evaluate("""() => {
+            const limit = document.documentElement.clientWidth, out = [];
+            const inScroller = e => {  // a table or code block may scroll in its own box
+                for (let p = e.parentElement; p && p !== document.body; p = p.parentElement)
+                    if (getComputedStyle(p).overflowX !== 'visible') return true;
+                return false;
+            };
+            for (const e of document.body.querySelectorAll('*')) {
+                const r = e.getBoundingClientRect();
+                if (r.right > limit + 1 && r.width > 0 && !inScroller(e))
+                    out.push(`${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}` +
+                             `${e.classList.length ? '.' + [...e.classList].join('.') : ''} ` +
+                             `(right edge ${Math.round(r.right)} px)`);
+            }
+            return out.slice(0, 8);
+        }""")
+        problems.append(f"scrolls sideways at {PHONE['width']} px: scrollWidth {widths[0]} > "
+                        f"clientWidth {widths[1]}; too wide: {', '.join(wide) or '?'}")
+    assert not problems, report(path, problems)
+
+
+@pytest.mark.parametrize("lang,url", PAGES, ids=PAGE_IDS)
+def test_language_selector_lands_on_the_same_page(open_tab, lang, url):
+    path, other = path_of(lang, url), twin_lang(lang)
+    expected = path_of(other, url)
+    tab = open_tab(path, wait="domcontentloaded")
+    if url == "":  # the landing page: keep a picture of it
+        ARTIFACTS.mkdir(exist_ok=True)
+        tab.page.wait_for_load_state("load")
+        tab.page.screenshot(path=str(ARTIFACTS / f"landing-{lang}.png"))
+    selector = tab.page.locator(".md-header .md-select")
+    selector.locator("button").hover()
+    link = selector.locator(f"a.md-select__link[hreflang={other}]")
+    assert link.count() == 1, f"{path}: the language selector has no link to '{other}'"
+    href = link.get_attribute("href")
+    link.click()
+    try:
+        tab.page.wait_for_url(lambda u: urlsplit(u).path == expected,
+                              wait_until="domcontentloaded", timeout=10_000)
+    except PlaywrightTimeout:
+        pytest.fail(report(path, [f"the selector's '{other}' link (href={href!r}) led to "
+                                  f"{tab.page.url}, not {expected}", *tab.problems]), pytrace=False)
+    landed = tab.page.evaluate("document.documentElement.lang")
+    assert landed == other, f"{path} -> {expected}: the page says lang={landed!r}"
+    bad = [p for p in tab.problems if p.startswith(("HTTP", "request to another host"))]
+    assert not bad, report(f"{path} -> {expected}", bad)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("term", SEARCH_TERMS)
+def test_search_finds_pages_in_the_language_being_read(open_tab, lang, term):
+    home = path_of(lang, "")
+    tab = open_tab(home)
+    page = tab.page
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill(term)
+    box.press("End")  # Material searches on keyup: one key, so one query, for the whole term
+    results = page.locator(".md-search-result__list > li.md-search-result__item > a")
+    results.first.wait_for(timeout=15_000)
+    hrefs = [urlsplit(a.get_attribute("href")) for a in results.all()]
+    assert hrefs, f"{home}: no result for {term!r}"
+    in_spanish = [h.path.startswith("/es/") for h in hrefs]
+    wrong = list(dict.fromkeys(h.path for h, es in zip(hrefs, in_spanish) if es != (lang == "es")))
+    assert not wrong, f"{home}: searching {term!r} lists pages in another language: {wrong}"
+    target = results.first.get_attribute("href")
+    results.first.click()
+    page.wait_for_function("target => location.href === target", arg=target)
+    page.wait_for_load_state("domcontentloaded")
+    text = page.locator("article").inner_text().lower()
+    assert term.lower() in text, f"{home}: result {target} for {term!r} does not contain it"
+    assert not tab.problems, report(f"{home} search {term!r}", tab.problems)
+
+
+@pytest.mark.parametrize("lang,url", CHART_PAGES, ids=[f"{lang}:{path_of(lang, url)}"
+                                                       for lang, url in CHART_PAGES])
+def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
+    path = path_of(lang, url)
+    tab = open_tab(path)
+    figures = tab.page.locator("figure.benchmark-chart")
+    expected = SOURCES[url].read_text(encoding="utf-8").count("<!-- chart:")
+    assert figures.count() == expected, f"{path}: {figures.count()} charts, expected {expected}"
+    problems = []
+    for i, figure in enumerate(figures.all()):
+        name = f"chart {i + 1} ({figure.get_attribute('data-benchmark')})"
+        svg = figure.locator(":scope > svg")
+        if svg.count() != 1:
+            problems.append(f"{name}: {svg.count()} inline <svg>")
+            continue
+        svg.scroll_into_view_if_needed()
+        box = svg.bounding_box()
+        if not svg.is_visible() or not box or box["width"] < 100 or box["height"] < 50:
+            problems.append(f"{name}: not visible or too small ({box})")
+        labels = svg.evaluate("""s => [...s.querySelectorAll('g[id^="matplotlib.axis"]')].map(
+            axis => [...axis.children].filter(g => g.id.startsWith('text_'))
+                                     .map(g => g.textContent.trim()).join(' '))""")
+        if len(labels) < 2 or not all(labels):
+            problems.append(f"{name}: axis labels missing (found {labels})")
+        text = svg.evaluate("s => s.textContent")
+        if not re.search(r"Measured on (CPU|GPU): .+? \((this build|results/[^)]+)\)", text):
+            problems.append(f"{name}: does not say which machine measured it "
+                            "('Measured on CPU: …' / 'Measured on GPU: …')")
+        if i == 0:
+            ARTIFACTS.mkdir(exist_ok=True)
+            figure.screenshot(path=str(ARTIFACTS / f"chart-{lang}-{url.strip('/') or 'index'}.png"))
+    problems += tab.problems
+    assert not problems, report(path, problems)
+
+
+COPY_CASES = [(lang, url) for url in COPY_PAGES for lang in LANGS]
+
+
+@pytest.mark.parametrize("lang,url", COPY_CASES,
+                         ids=[f"{lang}:{path_of(lang, url)}" for lang, url in COPY_CASES])
+def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
+    """Each code block titled snippets/F that embeds F: its copy button puts on the clipboard the
+    snippet's text (see snippet_text for exactly what is compared)."""
+    path, blocks = path_of(lang, url), titled_embeds(url)
+    assert blocks, f"{path}: no titled snippet block to copy from"
+    tab = open_tab(path, clipboard=True)
+    page = tab.page
+    problems = []
+    for title, ref in blocks:
+        block = page.locator("div.highlight").filter(
+            has=page.locator(":scope > span.filename", has_text=re.compile(
+                rf"^\s*snippets/{re.escape(title)}\s*$")))
+        if block.count() != 1:
+            problems.append(f"{ref}: {block.count()} blocks titled snippets/{title}")
+            continue
+        page.evaluate("navigator.clipboard.writeText('')")
+        block.hover()
+        button = block.locator("button.md-code__button[data-md-type=copy], button.md-clipboard")
+        button.first.click()
+        page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''",
+                               polling=50, timeout=5_000)
+        copied = page.evaluate("navigator.clipboard.readText()")
+        expected = snippet_text(ref)
+        if copied != expected:
+            first = next((n for n, (a, b) in enumerate(zip(copied.split("\n"),
+                                                          expected.split("\n"))) if a != b),
+                         min(copied.count("\n"), expected.count("\n")))
+            problems.append(f"{ref}: clipboard differs from the snippet at line {first + 1}: "
+                            f"copied {copied.split(chr(10))[first:first + 1]!r}, "
+                            f"snippet {expected.split(chr(10))[first:first + 1]!r} "
+                            f"({len(copied)} vs {len(expected)} characters)")
+    problems += tab.other_hosts()
+    assert not problems, report(path, problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_dark_mode_toggles(open_tab, lang):
+    path = path_of(lang, "")
+    tab = open_tab(path)
+    page = tab.page
+
+    def state():
+        return page.evaluate("() => [document.body.getAttribute('data-md-color-scheme'), "
+                             "getComputedStyle(document.body).backgroundColor]")
+
+    toggle = page.locator("form[data-md-component=palette] label:not([hidden])")
+    light = state()
+    assert light[0] == "default", f"{path}: starts as {light[0]!r}"
+    toggle.click()
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'",
+                           timeout=5_000)
+    dark = state()
+    assert dark[1] != light[1], f"{path}: background stays {light[1]} in dark mode"
+    if lang == "en":
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "landing-en-dark.png"))
+    toggle.click()
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'",
+                           timeout=5_000)
+    assert state() == light, f"{path}: toggling twice does not restore the light palette"
+    assert not tab.problems, report(path, tab.problems)
