@@ -7,10 +7,12 @@ TEST_STAMP := $(VENV)/.test-installed
 MERMAID    := overrides/assets/vendor/mermaid.min.js
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test test-gpu gpu-env snippets bench-build lock clean
+.PHONY: serve build test test-gpu gpu-env snippets bench-build lock clean quality
 
+# Not strict while serving: a failing snippet shows an error box in its page and the server keeps
+# running (strict mode would stop it). `make build` and CI stay strict.
 serve: $(SITE_STAMP) $(MERMAID)  ## serve at http://127.0.0.1:8000 with live reload
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	$(BIN)/mkdocs serve --no-strict --dev-addr 127.0.0.1:8000
 
 build: $(SITE_STAMP) $(MERMAID)  ## strict build into site/
 	$(BIN)/mkdocs build --strict
@@ -46,6 +48,19 @@ $(MERMAID): package.json package-lock.json
 	cp node_modules/mermaid/dist/mermaid.min.js $@
 	mkdir -p $(dir $@)mathjax
 	cp node_modules/mathjax/es5/tex-svg.js $(dir $@)mathjax/tex-svg.js
+
+# Lighthouse on every page of site/, both languages (4 to 5 minutes): quality/lighthouse_report.py.
+# Builds site/ first when it is missing or older than its sources. Lighthouse has its own
+# package.json under quality/, installed on first use: the root one stays small.
+QUALITY_TOOLS := quality/node_modules/.package-lock.json
+quality: $(SITE_STAMP) $(MERMAID) $(QUALITY_TOOLS)  ## Lighthouse scores and page weight of every page
+	@if [ ! -f site/index.html ] || [ -n "$$(find mkdocs.yml docs overrides snippets pipeline hooks results \
+	    -newer site/index.html -type f -print -quit)" ]; then $(MAKE) --no-print-directory build; fi
+	CHROME_PATH=$${CHROME_PATH:-/usr/bin/chromium} $(BIN)/python quality/lighthouse_report.py
+
+$(QUALITY_TOOLS): quality/package.json quality/package-lock.json
+	npm ci --prefix quality --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
 
 # GPU machines: the same pins, but TensorFlow's CUDA packages and PyTorch's CUDA build instead of
 # the CPU wheel of torch and our own nvidia-* pins (pip resolves those for the GPU stack).

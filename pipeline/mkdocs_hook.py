@@ -6,9 +6,10 @@ In a page:
   <!-- chart: benchmark_id -->     the chart drawn from that benchmark's data
   <!-- execution-times -->         how long each snippet took
 
-`mkdocs build` fails naming every failed snippet; `mkdocs serve` shows an error box in the page
-instead, so that you can fix it while the server runs. SNIPPETS_EXECUTE=0 turns execution off
-(cached results are still shown).
+`mkdocs build` fails naming every failed snippet; `mkdocs serve --no-strict` (what `make serve`
+runs: mkdocs.yml is strict, and strict mode stops the server at the first error) shows an error
+box in the page instead, so that you can fix it while the server runs. SNIPPETS_EXECUTE=0 turns
+execution off (cached results are still shown).
 """
 from __future__ import annotations
 
