@@ -1,13 +1,13 @@
 """Run the benchmark set twice and print how much each speed-up ratio moved between the runs.
 
-    python benchmarks/ratio_stability.py                  # run everything twice (about 2 x 70 s)
+    python benchmarks/ratio_stability.py                  # run everything twice (about 2 x 75 s)
     python benchmarks/ratio_stability.py --only unroll_sweep batch_size_sweep
     python benchmarks/ratio_stability.py --compare DIR_A DIR_B   # two folders of result JSON
     python benchmarks/ratio_stability.py --check          # exit 1 if a ratio moved > --target
 
-A ratio is a row's median divided by the median of the first row measured at the same x (and
-the same "mode", train or inference) in that benchmark: for example "LSTM recurrent_dropout=0.2 ·
-train" over "LSTM default · train". Absolute times move with the machine's load; the ratios are
+A ratio is a row's median divided by the median of the first row measured at the same x, the
+same "mode" (train or inference) and the same "layer" (LSTM or GRU) in that benchmark: for example
+"LSTM recurrent_dropout=0.2 · train" over "LSTM default · train". Absolute times move with the machine's load; the ratios are
 what the site's prose relies on, so they should move by less than the target (10 %). Result files
 that already hold ratios (with "relative_to") are compared as they are.
 """
@@ -29,7 +29,7 @@ def ratios(data: dict) -> dict[str, float]:
         return {f"{r['variant']} @ {r.get('x')} / {data['relative_to']}": r["median"]
                 for r in data["results"]}
     for r in data["results"]:
-        group = (r.get("x"), r.get("mode"))
+        group = (r.get("x"), r.get("mode"), r.get("layer"))  # GRU rows against the GRU default
         ref = refs.setdefault(group, r)
         if ref is r:
             continue

@@ -254,3 +254,13 @@ def test_ratio_stability_takes_ready_made_ratios_as_they_are():
         r["x"] = x
     assert ratio_stability.ratios(data) == {"default @ 8 / the default layer": 10.0,
                                             "slow @ 128 / the default layer": 20.0}
+
+
+def test_ratio_stability_compares_each_layer_with_its_own_default():
+    data = _result(2.0)
+    data["results"] += [dict(r, variant="GRU " + r["variant"], median=r["median"] * 3)
+                        for r in data["results"]]
+    for r in data["results"]:
+        r["layer"] = "GRU" if r["variant"].startswith("GRU") else "LSTM"
+    assert ratio_stability.ratios(data) == {"slow / default": 2.0,
+                                            "GRU slow / GRU default": 2.0}
