@@ -4,29 +4,29 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SITE_STAMP := $(VENV)/.site-installed
 TEST_STAMP := $(VENV)/.test-installed
-MERMAID    := overrides/assets/vendor/mermaid.min.js
+NODE_TOOLS := node_modules/.package-lock.json
 export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve build test test-gpu gpu-env snippets bench-build lock clean quality
 
 # Not strict while serving: a failing snippet shows an error box in its page and the server keeps
 # running (strict mode would stop it). `make build` and CI stay strict.
-serve: $(SITE_STAMP) $(MERMAID)  ## serve at http://127.0.0.1:8000 with live reload
+serve: $(SITE_STAMP) $(NODE_TOOLS)  ## serve at http://127.0.0.1:8000 with live reload
 	$(BIN)/mkdocs serve --no-strict --dev-addr 127.0.0.1:8000
 
-build: $(SITE_STAMP) $(MERMAID)  ## strict build into site/
+build: $(SITE_STAMP) $(NODE_TOOLS)  ## strict build into site/
 	$(BIN)/mkdocs build --strict
 
-test: $(SITE_STAMP) $(TEST_STAMP) $(MERMAID)  ## the whole CPU test suite
+test: $(SITE_STAMP) $(TEST_STAMP) $(NODE_TOOLS)  ## the whole CPU test suite
 	$(BIN)/python -m pytest -m "not gpu"
 
-test-gpu: $(SITE_STAMP) $(TEST_STAMP) $(MERMAID)  ## the tests that need a GPU
+test-gpu: $(SITE_STAMP) $(TEST_STAMP) $(NODE_TOOLS)  ## the tests that need a GPU
 	$(BIN)/python -m pytest -m gpu
 
 snippets: $(SITE_STAMP)  ## run stale snippets and print a summary
 	$(BIN)/python -m pipeline.runner
 
-bench-build: $(SITE_STAMP) $(MERMAID)  ## cold/warm build times and re-execution count
+bench-build: $(SITE_STAMP) $(NODE_TOOLS)  ## cold/warm build times and re-execution count
 	$(BIN)/python benchmarks/build_speed.py
 
 $(VENV)/bin/python:
@@ -41,19 +41,17 @@ $(TEST_STAMP): requirements-test.txt $(SITE_STAMP)
 	$(BIN)/pip install --quiet -r requirements-test.txt
 	touch $@
 
-# Front-end files the site serves itself, from the npm registry at the versions in package-lock.json.
-$(MERMAID): package.json package-lock.json
+# The JavaScript libraries the build runs in Node (pipeline/static_render.mjs: diagrams, math, CSS),
+# from the npm registry at the versions in package-lock.json. npm ci rewrites the stamp file.
+$(NODE_TOOLS): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
-	mkdir -p $(dir $@)
-	cp node_modules/mermaid/dist/mermaid.min.js $@
-	mkdir -p $(dir $@)mathjax
-	cp node_modules/mathjax/es5/tex-svg.js $(dir $@)mathjax/tex-svg.js
+	touch $@
 
 # Lighthouse on every page of site/, both languages (4 to 5 minutes): quality/lighthouse_report.py.
 # Builds site/ first when it is missing or older than its sources. Lighthouse has its own
 # package.json under quality/, installed on first use: the root one stays small.
 QUALITY_TOOLS := quality/node_modules/.package-lock.json
-quality: $(SITE_STAMP) $(MERMAID) $(QUALITY_TOOLS)  ## Lighthouse scores and page weight of every page
+quality: $(SITE_STAMP) $(NODE_TOOLS) $(QUALITY_TOOLS)  ## Lighthouse scores and page weight of every page
 	@if [ ! -f site/index.html ] || [ -n "$$(find mkdocs.yml docs overrides snippets pipeline hooks results \
 	    -newer site/index.html -type f -print -quit)" ]; then $(MAKE) --no-print-directory build; fi
 	CHROME_PATH=$${CHROME_PATH:-/usr/bin/chromium} $(BIN)/python quality/lighthouse_report.py
@@ -78,4 +76,4 @@ lock: | $(VENV)/bin/python  ## re-pin requirements*.txt from requirements*.in
 	$(BIN)/pip-compile -q --strip-extras --no-header --allow-unsafe -o requirements-test.txt requirements-test.in
 
 clean:
-	rm -rf site .cache overrides/assets/vendor
+	rm -rf site .cache

@@ -31,6 +31,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from conftest import REPO
+from pipeline.notebook_html import jupyter_css
 
 DOCS = REPO / "docs"
 SNIPPETS = REPO / "snippets"
@@ -99,6 +100,9 @@ PAGES = [(lang, url) for url in SOURCES for lang in LANGS]
 PAGE_IDS = [f"{lang}:{path_of(lang, url)}" for lang, url in PAGES]
 CHART_PAGES = [(lang, url) for lang, url in PAGES
                if "<!-- chart:" in SOURCES[url].read_text(encoding="utf-8")]
+DIAGRAM_PAGES = [(lang, url) for lang, url in PAGES
+                 if "```dot" in SOURCES[url].read_text(encoding="utf-8")]
+NOTEBOOK_PAGES = [(lang, url) for lang, url in PAGES if SOURCES[url].suffix == ".ipynb"]
 
 TITLED_EMBED = re.compile(r'^```\w*[^\n]*\btitle="snippets/([^"]+)"[^\n]*\n--8<-- "([^"]+)"\n```$',
                           re.M)
@@ -219,19 +223,17 @@ class Tab:
         return response
 
     def settle(self):
-        """Wait for what renders after `load`: network quiet, MathJax and Mermaid done."""
+        """Wait for what loads after `load`: network quiet, fonts ready. (Diagrams and math are
+        drawn at build time: nothing renders them in the page.)"""
         self.page.wait_for_load_state("networkidle")
-        self.page.evaluate("""async () => {
-            if (window.MathJax && MathJax.startup && MathJax.startup.promise)
-                await MathJax.startup.promise;
-            await document.fonts.ready;
-        }""")
-        # Material replaces each <pre class="mermaid"> with the rendered diagram.
-        try:
-            self.page.wait_for_function("() => !document.querySelector('pre.mermaid')",
-                                        timeout=10_000)
-        except PlaywrightTimeout:
-            self.problems.append("a Mermaid diagram was not rendered within 10 s")
+        self.page.evaluate("document.fonts.ready.then(() => true)")
+
+    def palette(self, scheme: str):
+        """Switch Material's palette ("default" or "slate") with its own toggle."""
+        if self.page.evaluate("document.body.getAttribute('data-md-color-scheme')") != scheme:
+            self.page.locator("form[data-md-component=palette] label:not([hidden])").click()
+            self.page.wait_for_function(
+                f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'", timeout=5_000)
 
 
 @pytest.fixture
@@ -476,4 +478,123 @@ def test_dark_mode_toggles(open_tab, lang):
     page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'",
                            timeout=5_000)
     assert state() == light, f"{path}: toggling twice does not restore the light palette"
+    assert not tab.problems, report(path, tab.problems)
+
+
+# --- what the build renders instead of the browser (hooks/prerender.py) ---------------------
+
+@pytest.mark.parametrize("lang,url", DIAGRAM_PAGES, ids=[f"{lang}:{path_of(lang, url)}"
+                                                         for lang, url in DIAGRAM_PAGES])
+def test_diagrams_are_drawn_named_and_follow_the_palette(open_tab, lang, url):
+    path = path_of(lang, url)
+    tab = open_tab(path)
+    source = SOURCES[url] if lang == "en" else SOURCES[url].with_suffix(f".{lang}.md")
+    expected = source.read_text(encoding="utf-8").count("```dot")
+    figures = tab.page.locator("figure.diagram")
+    assert figures.count() == expected, f"{path}: {figures.count()} diagrams, expected {expected}"
+    problems = []
+    for i, figure in enumerate(figures.all()):
+        svg = figure.locator(":scope > svg[role=img]")
+        name = svg.get_attribute("aria-label") if svg.count() == 1 else None
+        if not name:
+            problems.append(f"diagram {i + 1}: no <svg role=img> with an aria-label")
+            continue
+        box = svg.bounding_box()
+        texts = svg.evaluate("s => [...s.querySelectorAll('text')].map(t => t.textContent.trim())")
+        if not box or box["width"] < 200 or box["height"] < 50 or len(texts) < 3:
+            problems.append(f"diagram {i + 1}: too small or too few labels ({box}, {texts})")
+        ink = "s => getComputedStyle(s.querySelector('text')).fill"
+        light = svg.evaluate(ink)
+        tab.palette("slate")
+        dark = svg.evaluate(ink)
+        body = tab.page.evaluate("getComputedStyle(document.body).color")
+        tab.palette("default")
+        if light == dark or dark != body:
+            problems.append(f"diagram {i + 1}: text {light} in light mode and {dark} in dark "
+                            f"mode (dark page text: {body})")
+        if i == 0 and lang == "en":
+            ARTIFACTS.mkdir(exist_ok=True)
+            figure.screenshot(path=str(ARTIFACTS / "diagram-en.png"))
+    problems += tab.problems
+    assert not problems, report(path, problems)
+
+
+# Every computed style of every element of the notebook, but the custom properties (--jp-*:
+# most of them are the ones trimmed away, and no rule that is left reads them). Kept in the page
+# and compared there: sent to Python they would be millions of values.
+SNAPSHOT_STYLES = """() => {
+    const props = [...getComputedStyle(document.body)].filter(k => !k.startsWith('--'));
+    const elements = [...document.querySelectorAll('.jupyter-wrapper, .jupyter-wrapper *')];
+    window.__styles = {props, elements, values: elements.map(e => {
+        const s = getComputedStyle(e); return props.map(k => s.getPropertyValue(k)); })};
+    return elements.length;
+}"""
+CHANGED_STYLES = """() => {
+    const {props, elements, values} = window.__styles, out = [];
+    elements.forEach((e, i) => {
+        const s = getComputedStyle(e), diff = [];
+        props.forEach((k, j) => { const v = s.getPropertyValue(k);
+                                  if (v !== values[i][j]) diff.push(`${k} ${values[i][j]} (full CSS: ${v})`); });
+        if (diff.length) out.push(e.tagName.toLowerCase() + [...e.classList].map(c => '.' + c).join('')
+                                  + ': ' + diff.slice(0, 4).join(', '));
+    });
+    return out;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+@pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=[f"{lang}:{path_of(lang, url)}"
+                                                          for lang, url in NOTEBOOK_PAGES])
+def test_notebook_css_trimmed_at_build_draws_what_the_full_css_draws(open_tab, lang, url, scheme):
+    """The build keeps about 18 KB of mkdocs-jupyter's 585 KB of CSS. Put the full files back in
+    place of the trimmed blocks: every element's computed style and the whole page's pixels, in
+    the light and the dark palette, must stay the same."""
+    path = path_of(lang, url)
+    tab = open_tab(path)
+    tab.settle()
+    tab.palette(scheme)
+    page = tab.page
+    trimmed = page.evaluate("[...document.querySelectorAll('style[data-purged-from]')]"
+                            ".map(s => [s.dataset.purgedFrom, s.textContent.length])")
+    assert len(trimmed) >= 2 and all(size < 100_000 for _, size in trimmed), \
+        f"{path}: trimmed CSS blocks {trimmed}"
+    elements, shot_before = page.evaluate(SNAPSHOT_STYLES), page.screenshot(full_page=True)
+    page.evaluate("""css => { for (const s of document.querySelectorAll('style[data-purged-from]'))
+                                 s.textContent = css[s.dataset.purgedFrom]; }""", jupyter_css())
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    changed, shot_after = page.evaluate(CHANGED_STYLES), page.screenshot(full_page=True)
+    assert elements > 100, f"{path}: {elements} notebook elements"
+    assert not changed, report(f"{path} ({scheme}), styles that need the trimmed CSS",
+                               changed[:10] + [f"({len(changed)} elements in all)"])
+    if shot_before != shot_after:
+        ARTIFACTS.mkdir(exist_ok=True)
+        stem = f"notebook-{lang}-{scheme}"
+        (ARTIFACTS / f"{stem}-trimmed.png").write_bytes(shot_before)
+        (ARTIFACTS / f"{stem}-full.png").write_bytes(shot_after)
+        pytest.fail(f"{path} ({scheme}): the page looks different with the full CSS "
+                    f"(screenshots in test-artifacts/{stem}-*.png)", pytrace=False)
+    assert not tab.problems, report(path, tab.problems)
+
+
+@pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=[f"{lang}:{path_of(lang, url)}"
+                                                          for lang, url in NOTEBOOK_PAGES])
+def test_notebook_math_is_typeset_at_build_and_no_math_script_loads(open_tab, lang, url):
+    path = path_of(lang, url)
+    tab = open_tab(path)
+    tab.settle()
+    page = tab.page
+    scripts = page.evaluate("[...document.scripts].map(s => s.src).filter(Boolean)")
+    assert not [s for s in scripts if "mathjax" in s.lower() or "mermaid" in s.lower()], scripts
+    formulas = page.locator(".jp-MarkdownOutput mjx-container > svg")
+    assert formulas.count() >= 20, f"{path}: {formulas.count()} typeset formulas"
+    hidden = page.locator(".jp-MarkdownOutput mjx-container > mjx-assistive-mml math").count()
+    assert hidden == formulas.count(), f"{path}: {hidden} MathML copies for screen readers"
+    display = page.locator(".jp-MarkdownOutput mjx-container[display=true] > svg").first
+    display.scroll_into_view_if_needed()
+    box = display.bounding_box()
+    assert display.is_visible() and box and box["width"] > 100 and box["height"] > 10, box
+    text = page.evaluate("[...document.querySelectorAll('.jp-MarkdownOutput')]"
+                         ".map(c => c.innerText).join(' ')")
+    leftover = re.findall(r"\$\$|\$[^$\s][^$\n]*\$|\\(?:frac|sigma|tanh|odot)\b", text)
+    assert not leftover, f"{path}: TeX left as text: {leftover[:5]}"
     assert not tab.problems, report(path, tab.problems)

@@ -193,7 +193,7 @@ def test_notebook_runs_offline_without_errors_in_time(executed, lang):
 # ------------------------------------------------------------------------- the built pages
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The notebook pages built with the site's mkdocs.yml (plugins, i18n, theme, MathJax), in a
+    """The notebook pages built with the site's mkdocs.yml (plugins, i18n, theme, build-time math), in a
     small docs folder, so that the check does not depend on the other pages' state."""
     work = REPO / ".cache" / "test-notebook-site"
     shutil.rmtree(work, ignore_errors=True)
@@ -206,7 +206,7 @@ def site(tmp_path_factory):
         "INHERIT: ../../mkdocs.yml\n"
         "docs_dir: docs\n"
         f"theme:\n  name: material\n  custom_dir: {REPO / 'overrides'}\n"
-        f"hooks:\n  - {REPO / 'hooks' / 'notebooks_i18n.py'}\n"
+        f"hooks:\n  - {REPO / 'hooks' / 'notebooks_i18n.py'}\n  - {REPO / 'hooks' / 'prerender.py'}\n"
         "nav:\n  - Home: index.md\n  - RNN and LSTM (notebook): notebooks/rnn-lstm.ipynb\n"
         "  - Benchmarks: benchmarks.md\n")
     out = tmp_path_factory.mktemp("site")
@@ -239,8 +239,26 @@ def test_built_page_shows_outputs_figures_and_equations(site, lang):
     assert html.count('src="data:image/svg+xml;base64,') >= 2  # our two diagrams
     assert "largest difference in h" in html or "mayor diferencia en h" in html
     assert "mnist_subset.npz" in html and "RNN(LSTMCell(units))" in html
-    assert r"\tilde{C}_t" in html and "assets/vendor/mathjax/tex-svg.js" in html
+    # equations typeset at build (SVG + MathML), no TeX left, no MathJax to load
+    assert html.count("<mjx-container") >= 20 and "<mi>σ</mi>" in html
+    assert r"\tilde{C}_t" not in html and "x-mathjax-config" not in html
+    assert not re.search(r"<script[^>]*(mathjax|tex-svg)", html, re.I)
     assert 'href="../../benchmarks/"' in html
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_built_page_keeps_about_18_of_the_585_kb_of_jupyter_css(site, lang):
+    """The figures how-this-site-is-built.md states (that nothing looks different is checked in
+    test_browser.py)."""
+    from pipeline.notebook_html import jupyter_css
+
+    full = jupyter_css()
+    kept = dict(re.findall(r'<style[^>]*data-purged-from="([^"]+)"[^>]*>(.*?)</style>',
+                           page(site, lang), re.S))
+    assert set(kept) == {"index.css", "theme-light.css"}
+    full_kb = sum(len(full[name].encode()) for name in kept) / 1000
+    kept_kb = sum(len(css.encode()) for css in kept.values()) / 1000
+    assert round(full_kb) == 585 and 15 <= kept_kb <= 21, (full_kb, kept_kb)
 
 
 @pytest.mark.parametrize("lang,other,href", [("en", "es", "../../es/notebooks/rnn-lstm/"),
