@@ -13,8 +13,7 @@ below target, then a summary line. Exits 1 when a page is below target, 2 when t
 could not run (site not built, chromium or Lighthouse missing, a Lighthouse run failed).
 
 It takes about 12 seconds a page: 4 to 5 minutes for the whole site (23 pages), measured on a
-2-core machine (a page that loads megabytes of JavaScript takes longer: 8 minutes before the
-vendored Mermaid and MathJax were limited to the pages that use them).
+2-core machine.
 Nothing is fetched from another host: the pages load only what the site itself serves, and
 chromium runs with its background networking turned off.
 """
