@@ -96,8 +96,13 @@ def twin_lang(lang: str) -> str:
     return "es" if lang == "en" else "en"
 
 
+def page_ids(cases) -> list[str]:
+    """Test ids of (lang, url) cases: "es:/es/warning/"."""
+    return [f"{lang}:{path_of(lang, url)}" for lang, url in cases]
+
+
 PAGES = [(lang, url) for url in SOURCES for lang in LANGS]
-PAGE_IDS = [f"{lang}:{path_of(lang, url)}" for lang, url in PAGES]
+PAGE_IDS = page_ids(PAGES)
 CHART_PAGES = [(lang, url) for lang, url in PAGES
                if "<!-- chart:" in SOURCES[url].read_text(encoding="utf-8")]
 DIAGRAM_PAGES = [(lang, url) for lang, url in PAGES
@@ -378,8 +383,7 @@ def test_search_finds_pages_in_the_language_being_read(open_tab, lang, term):
     assert not tab.problems, report(f"{home} search {term!r}", tab.problems)
 
 
-@pytest.mark.parametrize("lang,url", CHART_PAGES, ids=[f"{lang}:{path_of(lang, url)}"
-                                                       for lang, url in CHART_PAGES])
+@pytest.mark.parametrize("lang,url", CHART_PAGES, ids=page_ids(CHART_PAGES))
 def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
     path = path_of(lang, url)
     tab = open_tab(path)
@@ -416,8 +420,7 @@ def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
 COPY_CASES = [(lang, url) for url in COPY_PAGES for lang in LANGS]
 
 
-@pytest.mark.parametrize("lang,url", COPY_CASES,
-                         ids=[f"{lang}:{path_of(lang, url)}" for lang, url in COPY_CASES])
+@pytest.mark.parametrize("lang,url", COPY_CASES, ids=page_ids(COPY_CASES))
 def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
     """Each code block titled snippets/F that embeds F: its copy button puts on the clipboard the
     snippet's text (see snippet_text for exactly what is compared)."""
@@ -483,8 +486,7 @@ def test_dark_mode_toggles(open_tab, lang):
 
 # --- what the build renders instead of the browser (hooks/prerender.py) ---------------------
 
-@pytest.mark.parametrize("lang,url", DIAGRAM_PAGES, ids=[f"{lang}:{path_of(lang, url)}"
-                                                         for lang, url in DIAGRAM_PAGES])
+@pytest.mark.parametrize("lang,url", DIAGRAM_PAGES, ids=page_ids(DIAGRAM_PAGES))
 def test_diagrams_are_drawn_named_and_follow_the_palette(open_tab, lang, url):
     path = path_of(lang, url)
     tab = open_tab(path)
@@ -543,8 +545,7 @@ CHANGED_STYLES = """() => {
 
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])
-@pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=[f"{lang}:{path_of(lang, url)}"
-                                                          for lang, url in NOTEBOOK_PAGES])
+@pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=page_ids(NOTEBOOK_PAGES))
 def test_notebook_css_trimmed_at_build_draws_what_the_full_css_draws(open_tab, lang, url, scheme):
     """The build keeps about 18 KB of mkdocs-jupyter's 585 KB of CSS. Put the full files back in
     place of the trimmed blocks: every element's computed style and the whole page's pixels, in
@@ -576,8 +577,7 @@ def test_notebook_css_trimmed_at_build_draws_what_the_full_css_draws(open_tab, l
     assert not tab.problems, report(path, tab.problems)
 
 
-@pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=[f"{lang}:{path_of(lang, url)}"
-                                                          for lang, url in NOTEBOOK_PAGES])
+@pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=page_ids(NOTEBOOK_PAGES))
 def test_notebook_math_is_typeset_at_build_and_no_math_script_loads(open_tab, lang, url):
     path = path_of(lang, url)
     tab = open_tab(path)
