@@ -13,8 +13,9 @@ import hashlib
 import html
 import io
 import json
-import os
 from pathlib import Path
+
+from .files import write_atomic
 
 REQUIRED = ("benchmark", "title", "metric", "provenance", "results")
 
@@ -178,8 +179,5 @@ def chart_svg(benchmark: str, local_files: list[Path], results_dir: Path, cache_
     if cached.is_file():
         return cached.read_text(encoding="utf-8")
     svg = draw(sets)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
-    tmp.write_text(svg, encoding="utf-8")
-    os.replace(tmp, cached)
+    write_atomic(cached, svg)
     return svg

@@ -23,6 +23,7 @@ from pathlib import Path
 from . import device as device_mod
 from . import sandbox
 from .cache import Cache, key_for
+from .files import write_atomic
 from .snippets import Snippet, SnippetError, discover
 
 NEEDS_GPU_EXIT = 77  # a snippet that needs a GPU and finds none exits with this code
@@ -226,11 +227,7 @@ def write_times(project: Project, outcomes: list[Outcome]) -> None:
     rows = [{"snippet": o.snippet.rel, "status": o.status, "seconds": round(o.seconds, 2),
              "executed": o.executed, "finished_at": o.finished_at, "device": o.device}
             for o in outcomes]
-    path = project.cache / "execution-times.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(rows, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(project.cache / "execution-times.json", json.dumps(rows, indent=1))
 
 
 def failures(outcomes: list[Outcome]) -> list[Outcome]:

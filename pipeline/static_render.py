@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
+
+from .files import write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).with_suffix(".mjs")
@@ -44,18 +44,6 @@ def _load(path: Path) -> dict | None:
         return None  # missing or corrupted: render again
 
 
-def _store(path: Path, answer: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(answer, f)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def render(request: dict) -> dict:
     """Run static_render.mjs on `request` ({"dot": [...]}, {"math": [...]}, {"purge": {...}})
     and return its answer, from the cache when the same request was rendered before."""
@@ -77,5 +65,5 @@ def render(request: dict) -> dict:
         why = done.stderr.strip().splitlines()
         raise StaticRenderError(why[-1] if why else f"static_render.mjs exited {done.returncode}")
     answer = json.loads(done.stdout)
-    _store(entry, answer)
+    write_atomic(entry, json.dumps(answer))
     return answer

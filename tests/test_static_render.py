@@ -189,7 +189,7 @@ def test_a_corrupted_cache_entry_is_rendered_again(tmp_path, monkeypatch):
     entries[0].write_text('{"dot": ["<svg>half')
     assert static_render.render(request) == first
     assert json.loads(entries[0].read_text()) == first
-    assert not list(tmp_path.glob(".tmp-*"))
+    assert not list(tmp_path.glob("*.tmp"))  # no temporary file left behind
 
 
 def test_without_node_the_error_says_to_install_it(tmp_path, monkeypatch):
