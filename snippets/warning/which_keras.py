@@ -11,7 +11,9 @@ major = int(version.split(".")[0])
 print(f"TensorFlow {tf.__version__}, tf.keras is Keras {version}")
 print(f"TF_USE_LEGACY_KERAS={os.environ.get('TF_USE_LEGACY_KERAS', '(unset)')}")
 if major >= 3:
-    print("Keras 3: no cuDNN warning is ever printed; the fallback is silent.")
+    import keras
+    print(f"Keras 3 on the {keras.backend.backend()} backend (KERAS_BACKEND): "
+          "no cuDNN warning is ever printed; the fallback is silent.")
 else:
     print("Keras 2: the warning is printed when a GPU is visible and a layer falls back.")
 # --8<-- [end:show]
