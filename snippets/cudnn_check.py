@@ -1,11 +1,15 @@
-"""cudnn_check.py: will this Keras LSTM/GRU take the cuDNN kernel on a GPU?
+"""cudnn_check.py: will this LSTM/GRU take the cuDNN kernel on a GPU?
 
-Copy this one file into your project. It needs only the standard library and Keras/TensorFlow.
-It works on Keras 3 objects (`keras`) and Keras 2 objects (`tf_keras`, or `tf.keras` in
-TF <= 2.15) and follows the rules of the installed version.
+Copy this one file into your project. It needs only the standard library and the framework you
+use, and it follows the rules of the framework and version you have installed:
+  - Keras 3 on its TensorFlow, JAX or PyTorch backend (each backend decides by its own code);
+  - Keras 2 (`tf_keras`, or `tf.keras` in TensorFlow <= 2.15): uses Keras's own verdict;
+  - PyTorch modules (`nn.LSTM`, `nn.GRU`, `nn.RNN`, and cells run in a Python loop).
+TensorFlow is imported only for a TensorFlow-backend or Keras 2 layer.
 
-    from cudnn_check import check_layer, check_model, check_mask
-    findings = check_model(model)      # [] means every LSTM/GRU is cuDNN-eligible
+    from cudnn_check import check_model, check_layer, check_mask, check_module
+    findings = check_model(model)      # Keras: [] means every LSTM/GRU is cuDNN-eligible
+    findings = check_module(module)    # PyTorch: the same for every RNN module it finds
 
     python cudnn_check.py MODEL.keras [--json]
     exit 0: every RNN layer is eligible (or there is none), 1: some layer falls back, 2: error
@@ -20,7 +24,11 @@ import os
 import sys
 import zipfile
 
-__all__ = ["Finding", "check_layer", "check_model", "check_mask", "main"]
+__all__ = ["Finding", "check_layer", "check_model", "check_mask", "check_module",
+           "rnn_layers", "main"]
+
+# Where each finding is explained at length (the site of this file).
+SITE = "https://cudnn-rnn-guide.github.io/cudnn-rnn-guide/"
 
 
 @dataclasses.dataclass
@@ -29,10 +37,12 @@ class Finding:
     message: str  # what is wrong, in words
     fix: str  # what to change
     layer: str = ""  # path of the layer in the model ("" for a mask)
+    see: str = ""  # a page of the guide that explains it
 
     def __str__(self) -> str:
         where = f"{self.layer}: " if self.layer else ""
-        return f"{where}[{self.criterion}] {self.message} Fix: {self.fix}"
+        more = f" See {self.see}" if self.see else ""
+        return f"{where}[{self.criterion}] {self.message} Fix: {self.fix}{more}"
 
 
 def _version_tuple(text: str) -> tuple[int, int]:
@@ -40,132 +50,271 @@ def _version_tuple(text: str) -> tuple[int, int]:
     return tuple(int("".join(c for c in p if c.isdigit()) or 0) for p in parts)  # type: ignore
 
 
-def _flavour(obj) -> tuple[str, tuple[int, int]]:
-    """("keras3" | "keras2", (major, minor)) for a layer or model object."""
+def _flavour(obj) -> tuple[str, tuple[int, int], str]:
+    """(kind, (major, minor), backend) for a Keras layer or model object.
+
+    kind is "keras3" or "keras2"; backend is Keras 3's backend ("tensorflow", "jax", "torch",
+    ...) or "tensorflow" for Keras 2."""
     module = type(obj).__module__
     if module.startswith("tf_keras"):
         import tf_keras
-        return "keras2", _version_tuple(tf_keras.__version__)
-    if module.startswith("tensorflow.python.keras"):
+        return "keras2", _version_tuple(tf_keras.__version__), "tensorflow"
+    if module.startswith("tensorflow.python.keras"):  # TF <= 2.5 carried its own Keras 2
         import tensorflow as tf
-        return "keras2", _version_tuple(tf.__version__)
+        return "keras2", _version_tuple(tf.__version__), "tensorflow"
     import keras
     version = _version_tuple(keras.__version__)
-    return ("keras3" if version[0] >= 3 else "keras2"), version
+    if version[0] < 3:  # the standalone Keras 2 package (TF 2.6 to 2.15)
+        return "keras2", version, "tensorflow"
+    return "keras3", version, keras.backend.backend()
+
+
+def _class_names(obj) -> list[str]:
+    return [c.__name__ for c in type(obj).__mro__]
+
+
+def _rnn_cells(cell) -> list:
+    """The LSTM/GRU cells inside a cell, a StackedRNNCells or a list of cells."""
+    cells = getattr(cell, "cells", None)
+    if isinstance(cell, (list, tuple)):
+        cells = cell
+    if cells is not None:
+        return [c for sub in cells for c in _rnn_cells(sub)]
+    names = _class_names(cell)
+    return [cell] if ("LSTMCell" in names or "GRUCell" in names) else []
 
 
 def _kind(layer) -> str | None:
-    """"lstm", "gru", "rnn" (generic RNN wrapper around an LSTM/GRU cell) or None."""
-    names = [c.__name__ for c in type(layer).__mro__]
-    if "LSTM" in names and "RNN" in names:
+    """"lstm", "gru", "rnn" (the generic RNN layer around LSTM/GRU cells), "cell" (an LSTM/GRU
+    cell that some code of yours loops over) or None."""
+    names = _class_names(layer)
+    if "RNN" in names and "LSTM" in names:
         return "lstm"
-    if "GRU" in names and "RNN" in names:
+    if "RNN" in names and "GRU" in names:
         return "gru"
     if "RNN" in names and hasattr(layer, "cell"):
-        cell_names = [c.__name__ for c in type(layer.cell).__mro__]
-        if "LSTMCell" in cell_names or "GRUCell" in cell_names:
-            return "rnn"
+        return "rnn" if _rnn_cells(layer.cell) else None
+    if "LSTMCell" in names or "GRUCell" in names:
+        return "cell"
     return None
-
-
-def _allowed_activations(flavour: str):
-    import tensorflow as tf
-    if flavour == "keras3":
-        import keras
-        return ((keras.activations.tanh, tf.tanh, keras.ops.tanh),
-                (keras.activations.sigmoid, tf.sigmoid, keras.ops.sigmoid))
-    try:
-        import tf_keras as k2
-    except ImportError:  # TF <= 2.15: tf.keras is Keras 2
-        k2 = tf.keras
-    return ((k2.activations.tanh, tf.tanh), (k2.activations.sigmoid, tf.sigmoid))
 
 
 def _name(fn) -> str:
     return getattr(fn, "__name__", repr(fn))
 
 
+class _Findings(list):
+    """Findings of one layer; check_layer() fills in the layer's path."""
+    def add(self, criterion, message, fix, see=""):
+        self.append(Finding(criterion, message, fix, "", see))
+
+
+def _old_default(what: str) -> str:
+    return (f" Models built with Keras 2.2 or older got {what} by default and keep it when "
+            "loaded.")
+
+
+# ------------------------------------------------------------------------------ Keras 2
+def _keras2_reasons(layer, kind: str) -> _Findings:
+    """Which of Keras 2's criteria the layer breaks (tf_keras/src/layers/rnn/lstm.py and gru.py
+    compute `_could_use_gpu_kernel` from exactly these)."""
+    import tensorflow as tf
+    try:
+        import tf_keras as k2
+    except ImportError:  # TF <= 2.15: tf.keras is Keras 2
+        k2 = tf.keras
+    cell, out = layer.cell, _Findings()
+    if cell.activation not in (k2.activations.tanh, tf.tanh):
+        out.add("activation", f"activation is {_name(cell.activation)}, not Keras's own tanh "
+                "(an identity test: a function that computes tanh is not enough).",
+                'Use activation="tanh" (the default).')
+    if cell.recurrent_activation not in (k2.activations.sigmoid, tf.sigmoid):
+        old = _name(cell.recurrent_activation) == "hard_sigmoid"
+        out.add("recurrent_activation", f"recurrent_activation is "
+                f"{_name(cell.recurrent_activation)}, not Keras's own sigmoid."
+                + (_old_default("hard_sigmoid") if old else ""),
+                'Use recurrent_activation="sigmoid" (the default since TF 2.0), then retrain '
+                "or fine-tune.", SITE + "legacy/#old-defaults" if old else "")
+    if cell.recurrent_dropout:
+        out.add("recurrent_dropout", f"recurrent_dropout={cell.recurrent_dropout:g}: cuDNN has "
+                "no dropout between time steps.", "Set recurrent_dropout=0; regularise with "
+                "dropout= or a Dropout layer after the RNN instead.")
+    if layer.unroll:
+        out.add("unroll", "unroll=True: cuDNN runs the loop itself.", "Set unroll=False.")
+    if not cell.use_bias:
+        out.add("use_bias", "use_bias=False: the cuDNN kernel always has biases.",
+                "Set use_bias=True.")
+    if kind == "gru" and not cell.reset_after:
+        out.add("reset_after", "reset_after=False: cuDNN's GRU applies the reset gate after "
+                "the matrix product." + _old_default("reset_after=False"),
+                "Set reset_after=True (the default since TF 2.0), then retrain or fine-tune.",
+                SITE + "legacy/#old-defaults")
+    if not tf.compat.v1.executing_eagerly_outside_functions():
+        out.add("eager", "eager execution is disabled (tf.compat.v1.disable_eager_execution()): "
+                "Keras 2 then never uses cuDNN.", "Remove disable_eager_execution().")
+    return out
+
+
+def _keras2_findings(layer, kind: str) -> _Findings:
+    """Keras 2 keeps its own verdict on the layer, `_could_use_gpu_kernel`: use it, and explain
+    it with the criteria it is made of."""
+    reasons = _keras2_reasons(layer, kind)
+    verdict = getattr(layer, "_could_use_gpu_kernel", None)
+    if verdict is None:  # not stored by this Keras 2 version: our reasons are all we have
+        return reasons
+    if verdict:
+        return _Findings()
+    if not reasons:
+        reasons.add("keras2_verdict", "Keras says this layer cannot use cuDNN "
+                    "(_could_use_gpu_kernel is False) for a reason this checker does not know.",
+                    "Compare the layer's arguments with the defaults.")
+    return reasons
+
+
+# ------------------------------------------------------------------------------ Keras 3
+def _keras3_activations(backend: str):
+    """The functions each backend's cudnn_ok() accepts (keras/src/backend/*/rnn.py)."""
+    from keras import activations, ops
+    if backend == "tensorflow":
+        import tensorflow as tf
+        return ((activations.tanh, tf.tanh, ops.tanh),
+                (activations.sigmoid, tf.sigmoid, ops.sigmoid))
+    if backend == "jax":
+        import jax.numpy as jnp
+        return (activations.tanh, jnp.tanh, ops.tanh), (activations.sigmoid, ops.sigmoid)
+    import torch
+    return ((activations.tanh, torch.tanh, ops.tanh),
+            (activations.sigmoid, torch.sigmoid, ops.sigmoid))
+
+
+_BACKEND_NAMES = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
+
+
+def _keras3_findings(layer, kind: str, version: tuple[int, int], backend: str) -> _Findings:
+    cell, out = layer.cell, _Findings()
+    label = f"Keras {version[0]}.{version[1]} on the {_BACKEND_NAMES.get(backend, backend)} backend"
+
+    # The layer's own gate (LSTM/GRU.inner_loop), the same on every backend.
+    use_cudnn = getattr(layer, "use_cudnn", "auto")  # the argument exists since Keras 3.2
+    if use_cudnn not in ("auto", True):  # Keras's own test: `in`, so 0 counts as False
+        out.add("use_cudnn", f"use_cudnn={use_cudnn!r}: you opted out of cuDNN.",
+                'Set use_cudnn="auto" (or True to get an error instead of a silent fallback '
+                "where the backend raises one).")
+    if cell.recurrent_dropout:
+        out.add("recurrent_dropout", f"recurrent_dropout={cell.recurrent_dropout:g}: cuDNN has "
+                "no dropout between time steps.", "Set recurrent_dropout=0; regularise with "
+                "dropout= or a Dropout layer after the RNN instead.")
+    if version < (3, 4) and cell.dropout:
+        out.add("dropout", f"dropout={cell.dropout:g}: Keras {version[0]}.{version[1]} takes the "
+                "generic kernel for any dropout (fixed in 3.4).",
+                "Upgrade to Keras >= 3.9, or set dropout=0 and add a Dropout layer before the RNN.")
+
+    # The backend's gate (keras/src/backend/<backend>/rnn.py).
+    if backend not in _BACKEND_NAMES:
+        out.add("backend", f"{label}: this backend has no cuDNN path.",
+                "Use the TensorFlow, JAX (LSTM only) or PyTorch backend.")
+        return out
+    if backend == "jax" and version < (3, 14):
+        out.add("backend_version", f"{label}: no cuDNN path before Keras 3.14.",
+                "Upgrade to Keras >= 3.14 (cuDNN LSTM on JAX).")
+        return out
+    if backend == "jax" and kind == "gru":
+        out.add("jax_gru", f"{label}: GRU never uses cuDNN (jax.experimental.rnn has an LSTM "
+                "only; Keras runs the GRU as a lax.scan loop).",
+                "Use an LSTM, or the TensorFlow or PyTorch backend for a cuDNN GRU.")
+        return out
+    if backend == "torch":
+        if version < (3, 10) or (kind == "gru" and version < (3, 14)):
+            out.add("backend_version", f"{label}: no cuDNN {kind.upper()} path in this version.",
+                    "Upgrade to Keras >= 3.15.")
+            return out
+        if kind == "lstm" and version < (3, 15):
+            out.add("backend_version", f"{label}: the cuDNN LSTM path fails on a GPU and "
+                    "Keras falls back in silence (keras-team/keras#22274 in 3.10 to 3.13, "
+                    "keras-team/keras#22874 in 3.14).", "Upgrade to Keras >= 3.15.")
+            return out
+    tanhs, sigmoids = _keras3_activations(backend)
+    if cell.activation not in tanhs:
+        out.add("activation", f"activation is {_name(cell.activation)}, not one of the tanh "
+                f"functions the {_BACKEND_NAMES[backend]} backend accepts (an identity test: a "
+                "function that computes tanh is not enough).", 'Use activation="tanh" (the default).')
+    if cell.recurrent_activation not in sigmoids:
+        old = _name(cell.recurrent_activation) == "hard_sigmoid"
+        out.add("recurrent_activation", f"recurrent_activation is "
+                f"{_name(cell.recurrent_activation)}, not one of the sigmoid functions the "
+                f"{_BACKEND_NAMES[backend]} backend accepts."
+                + (_old_default("hard_sigmoid") if old else ""),
+                'Use recurrent_activation="sigmoid" (the default).'
+                + (" Then retrain or fine-tune." if old else ""),
+                SITE + "legacy/#old-defaults" if old else "")
+    if layer.unroll:
+        out.add("unroll", "unroll=True: cuDNN runs the loop itself.", "Set unroll=False.")
+    if not cell.use_bias:
+        out.add("use_bias", "use_bias=False: the cuDNN kernel always has biases.",
+                "Set use_bias=True.")
+    if kind == "gru" and not cell.reset_after:
+        out.add("reset_after", "reset_after=False: cuDNN's GRU applies the reset gate after "
+                "the matrix product." + _old_default("reset_after=False"),
+                "Set reset_after=True (the default), then retrain or fine-tune.",
+                SITE + "legacy/#old-defaults")
+    return out
+
+
+# ------------------------------------------------------------------------------ layers
 def check_layer(layer, path: str = "") -> list[Finding]:
-    """One Finding per cuDNN criterion the layer breaks; [] means it takes cuDNN on a GPU."""
+    """One Finding per cuDNN criterion the layer breaks; [] means it takes cuDNN on a GPU
+    (with the installed framework, version and, for Keras 3, backend)."""
     path = path or getattr(layer, "name", "")
     kind = _kind(layer)
     if kind is None:
         return []
     if kind == "rnn":
-        return [Finding("generic_rnn", f"{type(layer).__name__}({type(layer.cell).__name__}) "
-                        "never uses cuDNN: only the LSTM and GRU layers have a cuDNN path.",
-                        "Use keras.layers.LSTM(...) or GRU(...) instead of RNN(...Cell(...)).",
-                        path)]
-    flavour, version = _flavour(layer)
-    cell = layer.cell
-    tanhs, sigmoids = _allowed_activations(flavour)
-    out: list[Finding] = []
-
-    def add(criterion, message, fix):
-        out.append(Finding(criterion, message, fix, path))
-
-    if not any(cell.activation is f for f in tanhs):
-        add("activation", f"activation is {_name(cell.activation)}, not Keras's own tanh "
-            "(an identity test: a function that computes tanh is not enough).",
-            'Use activation="tanh" (the default).')
-    if not any(cell.recurrent_activation is f for f in sigmoids):
-        add("recurrent_activation", f"recurrent_activation is {_name(cell.recurrent_activation)}, "
-            "not Keras's own sigmoid.", 'Use recurrent_activation="sigmoid" (the default).')
-    if cell.recurrent_dropout:
-        add("recurrent_dropout", f"recurrent_dropout={cell.recurrent_dropout:g}: cuDNN has no "
-            "dropout between time steps.", "Set recurrent_dropout=0; regularise with dropout= "
-            "or a Dropout layer after the RNN instead.")
-    if flavour == "keras3" and version < (3, 4) and cell.dropout:
-        add("dropout", f"dropout={cell.dropout:g}: Keras {version[0]}.{version[1]} takes the "
-            "generic kernel for any dropout (fixed in 3.4).",
-            "Upgrade to Keras >= 3.4, or set dropout=0 and add a Dropout layer before the RNN.")
-    if layer.unroll:
-        add("unroll", "unroll=True: cuDNN runs the loop itself.", "Set unroll=False.")
-    if not cell.use_bias:
-        add("use_bias", "use_bias=False: the cuDNN kernel always has biases.",
-            "Set use_bias=True.")
-    if kind == "gru" and not cell.reset_after:
-        add("reset_after", "reset_after=False: cuDNN's GRU applies the reset gate after the "
-            "matrix product.", "Set reset_after=True (the default since TF 2.0).")
-    if flavour == "keras3" and getattr(layer, "use_cudnn", "auto") is False:
-        add("use_cudnn", "use_cudnn=False: you opted out of cuDNN.",
-            'Set use_cudnn="auto" (or True to get an error instead of a silent fallback).')
+        cells = ", ".join(type(c).__name__ for c in _rnn_cells(layer.cell))
+        return [Finding("generic_rnn", f"{type(layer).__name__}({cells}) never uses cuDNN: only "
+                        "the LSTM and GRU layers have a cuDNN path.", "Use keras.layers.LSTM(...) "
+                        "or GRU(...) instead of RNN(...Cell(...)); stack layers, not cells.", path)]
+    if kind == "cell":
+        return [Finding("cell_loop", f"{type(layer).__name__} used on its own: a cell runs one "
+                        "time step per call, never through cuDNN.", "Use the LSTM or GRU layer "
+                        "over the whole sequence.", path)]
+    flavour, version, backend = _flavour(layer)
     if flavour == "keras2":
-        import tensorflow as tf
-        if not tf.compat.v1.executing_eagerly_outside_functions():
-            add("eager", "eager execution is disabled (tf.compat.v1.disable_eager_execution()): "
-                "Keras 2 then never uses cuDNN.", "Remove disable_eager_execution().")
-    return out
+        found = _keras2_findings(layer, kind)
+    else:
+        found = _keras3_findings(layer, kind, version, backend)
+    for f in found:
+        f.layer = path
+    return list(found)
 
 
-def _children(layer, path: str):
-    """(path, sub-layer) pairs of a wrapper or nested model, in order."""
-    forward = getattr(layer, "forward_layer", None)
-    backward = getattr(layer, "backward_layer", None)
-    if forward is not None and backward is not None:  # Bidirectional
-        return [(f"{path}/{forward.name}", forward), (f"{path}/{backward.name}", backward)]
-    inner = getattr(layer, "layer", None)
-    if inner is not None and _kind(layer) is None and hasattr(inner, "name"):  # TimeDistributed
-        return [(f"{path}/{inner.name}", inner)]
-    if _kind(layer) is None and hasattr(layer, "layers"):  # nested Model / Sequential
-        return [(f"{path}/{sub.name}", sub) for sub in layer.layers]
-    return []
+def _children(layer):
+    """The sub-layers Keras itself tracks on this layer (attributes of custom layers too)."""
+    flatten = getattr(layer, "_flatten_layers", None)
+    if flatten is None:
+        return []
+    return list(flatten(include_self=False, recursive=False))
 
 
-def rnn_layers(model, path: str | None = None):
-    """Every (path, layer) that is an LSTM, GRU or RNN around their cells, depth first."""
+def rnn_layers(model, path: str | None = None, _seen: set | None = None):
+    """Every (path, layer) that is an LSTM, GRU, RNN around their cells, or a loose LSTM/GRU
+    cell, wherever Keras's layer tracking finds it (wrappers, nested models, custom layers)."""
     path = model.name if path is None else path
+    seen = set() if _seen is None else _seen
     found = []
-    for child_path, child in _children(model, path):
+    for child in _children(model):
+        if id(child) in seen:  # a shared layer is reported once
+            continue
+        seen.add(id(child))
+        child_path = f"{path}/{child.name}"
         if _kind(child) is not None:
-            found.append((child_path, child))
+            found.append((child_path, child))  # its cell belongs to it: do not look inside
         else:
-            found.extend(rnn_layers(child, child_path))
+            found.extend(rnn_layers(child, child_path, seen))
     return found
 
 
 def check_model(model) -> list[Finding]:
-    """Findings for every LSTM/GRU in the model, inside wrappers and nested models too."""
+    """Findings for every RNN layer in a Keras model or layer."""
     if _kind(model) is not None:
         return check_layer(model)
     findings: list[Finding] = []
@@ -174,10 +323,20 @@ def check_model(model) -> list[Finding]:
     return findings
 
 
-def check_mask(mask, padding_value=None) -> list[Finding]:
+def _default_backend() -> str:
+    import keras
+    if _version_tuple(keras.__version__)[0] < 3:
+        return "tf_keras"
+    return keras.backend.backend()
+
+
+def check_mask(mask, padding_value=None, backend: str | None = None) -> list[Finding]:
     """Is this mask acceptable to cuDNN? Pass a boolean mask (batch, time), or a padded batch
-    (batch, time[, features]) with the padding_value it was padded with."""
+    (batch, time[, features]) with the padding_value it was padded with. `backend` is Keras 3's
+    backend ("tensorflow", "jax", "torch") or "tf_keras" for Keras 2; by default the backend
+    Keras is configured with."""
     import numpy as np
+    backend = backend or _default_backend()
     data = np.asarray(mask)
     if padding_value is not None:
         keep = data != padding_value
@@ -186,6 +345,11 @@ def check_mask(mask, padding_value=None) -> list[Finding]:
         if data.ndim != 2:
             raise ValueError(f"a mask must have shape (batch, time), got shape {data.shape}")
         mask_ = data.astype(bool)
+    if backend in ("jax", "torch"):
+        return [Finding("mask", f"the {_BACKEND_NAMES[backend]} backend takes the generic kernel "
+                        "for any mask, even a right-padded one.", "Drop the mask where you can "
+                        "(equal-length batches, e.g. bucketing by length), or use the "
+                        "TensorFlow backend.")]
     out: list[Finding] = []
     lengths = mask_.sum(axis=1)
     right = np.arange(mask_.shape[1])[None, :] < lengths[:, None]
@@ -199,6 +363,63 @@ def check_mask(mask, padding_value=None) -> list[Finding]:
         out.append(Finding("mask_fully_masked", f"rows {empty_rows[:5].tolist()} are fully "
                            "masked (no real step).", "Drop empty sequences from the batch."))
     return out
+
+
+# ------------------------------------------------------------------------------ PyTorch
+def check_module(module) -> list[Finding]:
+    """Findings for every nn.LSTM, nn.GRU and nn.RNN in a PyTorch module, and for every cell
+    (nn.LSTMCell, nn.GRUCell, nn.RNNCell), which some Python loop calls step by step.
+
+    PyTorch decides per call, in C++ (aten/src/ATen/native/RNN.cpp, use_cudnn): the input is
+    a CUDA tensor, cuDNN is enabled, and the dtype is float16, float32 or float64 (bfloat16
+    only where PyTorch allows it). bias=False, proj_size, dropout, bidirectional and packed
+    sequences all still run on cuDNN. The parameters stand in for the input here: they must
+    be on the same device."""
+    import torch
+    from torch import nn
+
+    findings: list[Finding] = []
+    for name, m in module.named_modules():
+        path = name or type(module).__name__
+        if isinstance(m, (nn.LSTMCell, nn.GRUCell, nn.RNNCell)):
+            findings.append(Finding("cell_loop", f"{type(m).__name__}: a cell runs one time "
+                                    "step per call, so a loop over it never uses cuDNN.",
+                                    f"Use nn.{type(m).__name__[:-4]} over the whole sequence.",
+                                    path))
+            continue
+        if not isinstance(m, nn.RNNBase):
+            continue
+        weights = [w for w in m._flat_weights if isinstance(w, torch.Tensor)]
+        if not weights:
+            continue
+        device, dtype = weights[0].device, weights[0].dtype
+        if device.type != "cuda":
+            findings.append(Finding("device", f"parameters are on {device.type}: cuDNN runs "
+                                    "only on CUDA tensors.", "Move the module and its inputs "
+                                    "to the GPU: .to('cuda').", path))
+        if not torch.backends.cudnn.enabled:
+            findings.append(Finding("cudnn_disabled", "torch.backends.cudnn.enabled is False.",
+                                    "Leave cuDNN enabled (remove cudnn.enabled = False or "
+                                    "cudnn.flags(enabled=False)).", path))
+        elif device.type == "cuda" and not torch.backends.cudnn.is_available():
+            findings.append(Finding("cudnn_unavailable", "this PyTorch cannot load cuDNN.",
+                                    "Install a PyTorch build with cuDNN (pip's CUDA wheels "
+                                    "bring it).", path))
+        if dtype == torch.bfloat16:
+            findings.append(Finding("dtype", "bfloat16: cuDNN runs it only where PyTorch allows "
+                                    "a bfloat16 cuDNN RNN for this GPU and cuDNN version; "
+                                    "otherwise the generic kernel runs.", "Use float16 or "
+                                    "float32 (autocast picks float16 for RNNs on CUDA).", path))
+        elif dtype not in (torch.float16, torch.float32, torch.float64):
+            findings.append(Finding("dtype", f"dtype {dtype}: cuDNN takes float16, float32 and "
+                                    "float64.", "Use float32 or float16.", path))
+        storages = {w.untyped_storage().data_ptr() for w in weights}
+        if device.type == "cuda" and len(storages) > 1:
+            findings.append(Finding("weights_not_flat", "the weights are not in one contiguous "
+                                    "buffer: PyTorch warns and copies them on every call.",
+                                    "Call flatten_parameters() after replacing weights, and at "
+                                    "the start of forward() under DataParallel.", path))
+    return findings
 
 
 # --------------------------------------------------------------------------- command line
@@ -253,7 +474,7 @@ def _load(path: str):
     except Exception as exc:  # Keras raises many types; the reader needs one line
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise _Fail(f"{path}: Keras could not load the model: {first}")
-    return model
+    return keras, model
 
 
 def main(argv=None) -> int:
@@ -262,29 +483,32 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     try:
         args = parser.parse_args(argv)
-        model = _load(args.model)
+        keras, model = _load(args.model)
         layers = rnn_layers(model) if _kind(model) is None else [(model.name, model)]
         findings = check_model(model)
     except _Fail as exc:
         print(f"cudnn_check: {exc}", file=sys.stderr)
         return 2
     bad = {f.layer for f in findings}
+    rules = f"Keras {keras.__version__}, {keras.backend.backend()} backend"
     if args.json:
         print(json.dumps({
-            "model": args.model,
+            "model": args.model, "keras": keras.__version__, "backend": keras.backend.backend(),
             "layers": [{"path": p, "class": type(l).__name__, "eligible": p not in bad}
                        for p, l in layers],
             "findings": [dataclasses.asdict(f) for f in findings],
         }, indent=2))
     elif not layers:
-        print(f"{args.model}: no LSTM or GRU layer found; nothing to check.")
+        print(f"{args.model}: no LSTM or GRU layer found; nothing to check ({rules}).")
     else:
+        print(f"{args.model} ({rules}):")
         for path, layer in layers:
             mine = [f for f in findings if f.layer == path]
             verdict = "falls back to the generic kernel" if mine else "uses cuDNN on a GPU"
             print(f"{path} ({type(layer).__name__}): {verdict}")
             for f in mine:
-                print(f"  - [{f.criterion}] {f.message}\n    fix: {f.fix}")
+                print(f"  - [{f.criterion}] {f.message}\n    fix: {f.fix}"
+                      + (f"\n    see: {f.see}" if f.see else ""))
     return 1 if findings else 0
 
 
@@ -296,7 +520,8 @@ def _demo() -> None:
     slow = keras.layers.LSTM(8, recurrent_dropout=0.2, activation="relu", name="slow")
     assert check_layer(good) == []
     found = check_layer(slow)
-    assert [f.criterion for f in found] == ["activation", "recurrent_dropout"], found
+    assert [f.criterion for f in found] == ["recurrent_dropout", "activation"], found
+    print(f"Keras {keras.__version__}, {keras.backend.backend()} backend")
     for f in found:
         print(f)
     print("good: eligible for cuDNN; slow:", len(found), "problems")
