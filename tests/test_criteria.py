@@ -19,7 +19,7 @@ from tf_keras.src.layers.rnn import gru_lstm_utils  # noqa: E402
 
 PAGES = {name: [(REPO / "docs" / f"{name}.md").read_text(encoding="utf-8"),
                 (REPO / "docs" / f"{name}.es.md").read_text(encoding="utf-8")]
-         for name in ("warning", "criteria", "fixing")}
+         for name in ("warning", "criteria", "fixing", "troubleshooting", "index")}
 tf_rnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
 
 
@@ -102,3 +102,38 @@ def test_keras2_logs_no_warning_without_gpu():
         tf.get_logger().removeHandler(handler)
     warned = any("will not use cuDNN" in r.getMessage() for r in records)
     assert warned == bool(tf.config.list_logical_devices("GPU"))
+
+
+def test_jit_compile_warning_is_keras_verbatim():
+    """The troubleshooting pages quote the warning Keras gives for compile(jit_compile=True)
+    on a model whose RNN layer does not support XLA."""
+    from keras.src.trainers import trainer
+    source = open(trainer.__file__, encoding="utf-8").read()
+    text = "Model doesn't support `jit_compile=True`. Proceeding with `jit_compile=False`."
+    joined = re.sub(r'"\s*\n\s*"', "", source)  # Keras splits the string over two lines
+    assert text in joined
+    for lang in ("", ".es"):
+        page = (REPO / "docs" / f"troubleshooting{lang}.md").read_text(encoding="utf-8")
+        assert text in " ".join(page.split()), lang
+
+
+def test_pages_name_the_installed_keras():
+    """The criteria pages say which Keras they were checked against."""
+    for page in PAGES["criteria"]:
+        assert f"Keras {keras.__version__}" in page or f"usa Keras {keras.__version__}" in page
+
+
+def test_criteria_tables_cover_every_framework():
+    """The side-by-side table has one column per framework, in both languages, and every
+    snippet under snippets/criteria/ is shown on the page."""
+    columns = ["Keras 2 (tf-keras)", "Keras 3 · TensorFlow", "Keras 3 · JAX",
+               "Keras 3 · PyTorch", "PyTorch `nn.LSTM`/`nn.GRU`"]
+    snippets = sorted(p.relative_to(REPO / "snippets").as_posix()
+                      for p in (REPO / "snippets" / "criteria").rglob("*.py")
+                      if not p.name.startswith("_"))
+    for page, warning in zip(PAGES["criteria"], PAGES["warning"]):
+        header = next(line for line in page.splitlines() if line.startswith("| rule")
+                      or line.startswith("| regla"))
+        assert [c.strip() for c in header.strip("|").split("|")][1:] == columns
+        outputs = set(re.findall(r"<!-- output: (\S+) -->", page + warning))
+        assert set(snippets) <= outputs, set(snippets) - outputs

@@ -1,5 +1,6 @@
-"""snippets/cudnn_check.py: agreement with Keras 3's and tf-keras's own decisions, model
-walking, masks, and the command line's answers to bad input."""
+"""snippets/cudnn_check.py: agreement with each Keras 3 backend's own decision and with tf-keras's
+verdict, model walking, masks, PyTorch modules, what it imports, and the command line's answers
+to bad input."""
 from __future__ import annotations
 
 import json
@@ -16,26 +17,45 @@ from hypothesis import strategies as st
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "snippets"))
-sys.path.insert(0, str(REPO / "snippets" / "criteria"))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import keras  # noqa: E402
+import keras  # noqa: E402  (the TensorFlow backend: this process does not set KERAS_BACKEND)
 import tensorflow as tf  # noqa: E402
 import tf_keras  # noqa: E402  (Keras 2 objects; imported directly, no env variable needed)
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
 
 import cudnn_check  # noqa: E402
-from _pretend_gpu import pretend_gpu  # noqa: E402
 
 CHECKER = REPO / "snippets" / "cudnn_check.py"
-X = np.random.default_rng(0).normal(size=(2, 3, 2)).astype("float32")
+AGREEMENT = REPO / "tests" / "agreement_keras3.py"
 
 
-def _config(draw, k3: bool):
+def run_python(code_or_args, backend: str, timeout=600):
+    args = ["-c", code_or_args] if isinstance(code_or_args, str) else list(map(str, code_or_args))
+    return subprocess.run([sys.executable, "-W", "ignore", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO,
+                          env={**os.environ, "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "3"})
+
+
+# ----------------------------------------------------------------- agreement, Keras 3 backends
+@pytest.mark.parametrize("backend", ["tensorflow", "jax", "torch"])
+def test_agrees_with_each_keras3_backend_own_decision(backend):
+    """500 generated layers and 60 masks per backend, each run through Keras's unchanged decision
+    code with a GPU pretended (tests/agreement_keras3.py, in a process of its own)."""
+    proc = run_python([AGREEMENT, "--configs", 500, "--masks", 60], backend)
+    assert proc.stdout.strip(), proc.stderr[-3000:]
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["backend"] == backend
+    assert report["configs"] >= 500 and report["masks"] >= 60
+    assert report["mismatches"] == [], json.dumps(report["mismatches"][:5], indent=1)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+# ----------------------------------------------------------------- agreement, tf-keras
+def _keras2_config(draw):
     tanhs = ["tanh", tf.tanh, (lambda v: tf.tanh(v)), "relu", "sigmoid", None]
     sigmoids = ["sigmoid", tf.sigmoid, (lambda v: tf.sigmoid(v)), "hard_sigmoid", "tanh"]
-    if k3:
-        tanhs.append(keras.ops.tanh)
-        sigmoids.append(keras.ops.sigmoid)
     kind = draw(st.sampled_from(["lstm", "gru"]))
     cfg = dict(
         activation=draw(st.sampled_from(tanhs)),
@@ -51,59 +71,100 @@ def _config(draw, k3: bool):
     )
     if kind == "gru":
         cfg["reset_after"] = draw(st.booleans())
-    if k3:
-        cfg["use_cudnn"] = draw(st.sampled_from(["auto", "auto", False]))
     return kind, cfg
-
-
-@st.composite
-def keras3_configs(draw):
-    return _config(draw, True)
-
-
-@st.composite
-def keras2_configs(draw):
-    return _config(draw, False)
 
 
 @settings(max_examples=500, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
-@given(keras3_configs(), st.booleans())
-def test_agrees_with_keras3_own_decision(config, training):
-    """Keras 3 decides in LSTM/GRU.inner_loop + backend cudnn_ok: run that code with a GPU
-    pretended and record whether it reached the cuDNN kernel."""
-    kind, cfg = config
-    layer = (keras.layers.LSTM if kind == "lstm" else keras.layers.GRU)(3, **cfg)
-    with pretend_gpu() as calls:
-        layer(X, training=training)
-    keras_says = bool(calls)
-    findings = cudnn_check.check_layer(layer)
-    assert (findings == []) == keras_says, (cfg, findings)
-
-
-@settings(max_examples=500, deadline=None, derandomize=True)
-@given(keras2_configs())
-def test_agrees_with_tf_keras_could_use_gpu_kernel(config):
+@given(st.composite(_keras2_config)())
+def test_explains_tf_keras_verdict(config):
+    """The checker uses tf-keras's own verdict (`_could_use_gpu_kernel`); its explanation, the
+    criteria it re-derives, must be empty exactly when that verdict is True."""
     kind, cfg = config
     layer = (tf_keras.layers.LSTM if kind == "lstm" else tf_keras.layers.GRU)(3, **cfg)
-    findings = cudnn_check.check_layer(layer)
-    assert (findings == []) == layer._could_use_gpu_kernel, (cfg, findings)
+    reasons = cudnn_check._keras2_reasons(layer, kind)
+    assert (reasons == []) == layer._could_use_gpu_kernel, (cfg, reasons)
+    assert (cudnn_check.check_layer(layer) == []) == layer._could_use_gpu_kernel
 
 
+def _graph_cudnn_ops(layer):
+    graph = tf.function(layer).get_concrete_function(tf.zeros((2, 4, 3))).graph.as_graph_def()
+    nodes = list(graph.node) + [n for f in graph.library.function for n in f.node_def]
+    return {n.op for n in nodes if n.op.startswith("Cudnn")}
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.composite(_keras2_config)())
+def test_tf_keras_verdict_is_what_its_graph_does(config):
+    """And that verdict is what tf-keras does: its traced graph holds a cuDNN candidate exactly
+    for the layers the checker passes."""
+    kind, cfg = config
+    cfg["stateful"] = False  # a stateful layer needs a fixed batch size to be traced
+    layer = (tf_keras.layers.LSTM if kind == "lstm" else tf_keras.layers.GRU)(3, **cfg)
+    assert bool(_graph_cudnn_ops(layer)) == (cudnn_check.check_layer(layer) == []), cfg
+
+
+def test_tf_keras_eager_rule():
+    code = ("import os, sys; sys.path.insert(0, 'snippets'); os.environ['TF_USE_LEGACY_KERAS']='1'\n"
+            "import tensorflow as tf, cudnn_check\n"
+            "tf.compat.v1.disable_eager_execution()\n"
+            "print([f.criterion for f in cudnn_check.check_layer(tf.keras.layers.LSTM(3))])")
+    proc = run_python(code, "tensorflow")
+    assert proc.stdout.strip().splitlines()[-1] == "['eager']", proc.stderr[-2000:]
+
+
+# ----------------------------------------------------------------- findings
 def test_findings_name_each_broken_criterion():
     layer = keras.layers.GRU(4, activation="relu", recurrent_dropout=0.1, unroll=True,
                              use_bias=False, reset_after=False, use_cudnn=False)
     found = cudnn_check.check_layer(layer)
     assert [f.criterion for f in found] == [
-        "activation", "recurrent_dropout", "unroll", "use_bias", "reset_after", "use_cudnn"]
+        "use_cudnn", "recurrent_dropout", "activation", "unroll", "use_bias", "reset_after"]
     assert all(f.message and f.fix and f.layer == layer.name for f in found)
     assert cudnn_check.check_layer(keras.layers.LSTM(4, dropout=0.5)) == []  # Keras >= 3.4
     assert cudnn_check.check_layer(keras.layers.Dense(3)) == []
-    rnn = cudnn_check.check_layer(keras.layers.RNN(keras.layers.GRUCell(3)))
-    assert [f.criterion for f in rnn] == ["generic_rnn"]
 
 
-def test_check_model_walks_wrappers_and_nested_models_with_paths():
+def test_use_cudnn_is_read_as_keras_reads_it():
+    """Keras tests `use_cudnn in ("auto", True)`: 0 acts as False and 1 as True."""
+    assert [f.criterion for f in cudnn_check.check_layer(keras.layers.LSTM(4, use_cudnn=0))] == [
+        "use_cudnn"]
+    assert cudnn_check.check_layer(keras.layers.LSTM(4, use_cudnn=1)) == []
+    with pytest.raises(ValueError):  # what Keras itself refuses, the checker never sees
+        keras.layers.LSTM(4, use_cudnn="yes")
+
+
+def test_old_defaults_point_to_the_legacy_page():
+    for layer in (keras.layers.LSTM(4, recurrent_activation="hard_sigmoid"),
+                  keras.layers.GRU(4, reset_after=False),
+                  tf_keras.layers.LSTM(4, recurrent_activation="hard_sigmoid")):
+        (f,) = cudnn_check.check_layer(layer)
+        assert f.see == cudnn_check.SITE + "legacy/#old-defaults", f
+        assert "Keras 2.2 or older" in f.message and f.see in str(f)
+
+
+def test_site_url_matches_mkdocs():
+    import yaml
+    config = yaml.safe_load((REPO / "mkdocs.yml").read_text(encoding="utf-8").replace("!!", "#"))
+    assert cudnn_check.SITE == config["site_url"]
+
+
+# ----------------------------------------------------------------- walking models
+class _Wrapper(keras.layers.Layer):
+    """A custom layer that holds an LSTM, a list with a GRU, and a loose cell."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.encoder = keras.layers.LSTM(3, unroll=True, return_sequences=True, name="enc")
+        self.blocks = [keras.layers.GRU(3, name="blk")]
+        self.step = keras.layers.LSTMCell(3, name="step")
+
+    def call(self, x):
+        return self.blocks[0](self.encoder(x))
+
+
+def test_check_model_walks_wrappers_nested_models_and_custom_layers():
     inner = keras.Sequential([keras.Input((4, 4)), keras.layers.GRU(3, reset_after=False,
                                                                      name="g")], name="inner")
     inputs = keras.Input((4, 5, 3))
@@ -112,14 +173,28 @@ def test_check_model_walks_wrappers_and_nested_models_with_paths():
     y = keras.layers.Bidirectional(keras.layers.LSTM(2, recurrent_dropout=0.1, name="l",
                                                      return_sequences=True), name="bi")(x)
     z = inner(y)
-    outer = keras.Model(inputs, z, name="outer")
-    found = cudnn_check.check_model(outer)
-    got = sorted((f.layer, f.criterion) for f in found)
+    stacked = keras.layers.RNN([keras.layers.LSTMCell(3), keras.layers.GRUCell(3)],
+                               return_sequences=True, name="stacked")(z[:, None, :])
+    w = _Wrapper(name="custom")(stacked)
+    outer = keras.Model(inputs, w, name="outer")
+    got = sorted((f.layer, f.criterion) for f in cudnn_check.check_model(outer))
     assert got == [("outer/bi/backward_l", "recurrent_dropout"),
                    ("outer/bi/forward_l", "recurrent_dropout"),
-                   ("outer/inner/g", "reset_after"), ("outer/td/tg", "unroll")], got
+                   ("outer/custom/enc", "unroll"), ("outer/custom/step", "cell_loop"),
+                   ("outer/inner/g", "reset_after"), ("outer/stacked", "generic_rnn"),
+                   ("outer/td/tg", "unroll")], got
+    paths = [p for p, _ in cudnn_check.rnn_layers(outer)]
+    assert "outer/custom/blk" in paths and len(paths) == len(set(paths))
     assert cudnn_check.check_model(keras.Sequential([keras.Input((5, 4)),
                                                      keras.layers.LSTM(2)])) == []
+
+
+def test_shared_layer_is_reported_once():
+    shared = keras.layers.LSTM(2, unroll=True, name="shared")
+    a, b = keras.Input((3, 2)), keras.Input((3, 2))
+    model = keras.Model([a, b], [shared(a), shared(b)])
+    assert [(f.layer, f.criterion) for f in cudnn_check.check_model(model)] == [
+        (f"{model.name}/shared", "unroll")]
 
 
 def test_check_model_on_tf_keras_models():
@@ -130,6 +205,25 @@ def test_check_model_on_tf_keras_models():
     assert got == ["unroll", "unroll"]
 
 
+def test_jax_and_torch_backends_import_no_tensorflow():
+    """Checking a Keras 3 model on JAX or PyTorch never imports TensorFlow; a PyTorch module
+    needs neither TensorFlow nor Keras."""
+    code = ("import sys; sys.path.insert(0, 'snippets'); import keras, cudnn_check\n"
+            "m = keras.Sequential([keras.Input((5, 3)), keras.layers.LSTM(4), keras.layers.Dense(1)])\n"
+            "f = cudnn_check.check_model(m) + cudnn_check.check_layer(keras.layers.GRU(4))\n"
+            "f += cudnn_check.check_mask([[True, False]])\n"
+            "print([x.criterion for x in f], 'tensorflow' in sys.modules)")
+    jax = run_python(code, "jax").stdout.strip().splitlines()
+    assert jax[-1] == "['jax_gru', 'mask'] False", jax
+    torch_ = run_python(code, "torch").stdout.strip().splitlines()
+    assert torch_[-1] == "['mask'] False", torch_
+    module = ("import sys; sys.path.insert(0, 'snippets'); import torch, cudnn_check\n"
+              "f = cudnn_check.check_module(torch.nn.LSTM(3, 4))\n"
+              "print([x.criterion for x in f], 'tensorflow' in sys.modules, 'keras' in sys.modules)")
+    assert run_python(module, "jax").stdout.strip().splitlines()[-1] == "['device'] False False"
+
+
+# ----------------------------------------------------------------- masks
 def test_check_mask():
     assert cudnn_check.check_mask([[True, True, False], [True, False, False]]) == []
     assert [f.criterion for f in cudnn_check.check_mask([[False, True, True]])] == [
@@ -146,6 +240,11 @@ def test_check_mask():
     batch[0, :2] = 1.0
     batch[1, :] = 1.0
     assert cudnn_check.check_mask(batch, padding_value=0.0) == []
+    for backend in ("jax", "torch"):  # any mask at all
+        assert [f.criterion for f in cudnn_check.check_mask(post, 0, backend=backend)] == ["mask"]
+    assert cudnn_check.check_mask(post, 0, backend="tf_keras") == []
+    with pytest.raises(ValueError, match="shape"):
+        cudnn_check.check_mask(np.zeros((2, 3, 4)))
 
 
 def test_check_mask_agrees_with_keras_assertion():
@@ -165,11 +264,43 @@ def test_check_mask_agrees_with_keras_assertion():
         assert (cudnn_check.check_mask(mask) == []) == keras_ok, mask
 
 
+# ----------------------------------------------------------------- PyTorch modules
+class _Seq2Seq(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.LSTM(8, 16, num_layers=2, bidirectional=True, proj_size=4)
+        self.decoder = nn.GRUCell(8, 16)
+        self.head = nn.Linear(16, 2)
+        self.extra = nn.ModuleList([nn.RNN(8, 8, nonlinearity="relu"), nn.LSTMCell(8, 8)])
+
+
+def test_check_module_finds_every_rnn_and_cell():
+    found = sorted((f.layer, f.criterion) for f in cudnn_check.check_module(_Seq2Seq()))
+    assert found == [("decoder", "cell_loop"), ("encoder", "device"), ("extra.0", "device"),
+                     ("extra.1", "cell_loop")], found
+    assert [f.criterion for f in cudnn_check.check_module(nn.Linear(3, 3))] == []
+    top = cudnn_check.check_module(nn.GRU(3, 3))
+    assert [(f.layer, f.criterion) for f in top] == [("GRU", "device")]
+
+
+def test_check_module_dtypes_and_flags():
+    def criteria(module):
+        return [f.criterion for f in cudnn_check.check_module(module)]
+    assert criteria(nn.LSTM(3, 4).double()) == ["device"]
+    assert criteria(nn.LSTM(3, 4).half()) == ["device"]
+    assert criteria(nn.LSTM(3, 4).to(torch.bfloat16)) == ["device", "dtype"]
+    with torch.backends.cudnn.flags(enabled=False):
+        assert criteria(nn.GRU(3, 4)) == ["device", "cudnn_disabled"]
+    # The dtypes the checker accepts are PyTorch's own list for cuDNN.
+    assert set(torch.backends.cudnn.CUDNN_TENSOR_DTYPES) == {
+        torch.float16, torch.float32, torch.float64}
+
+
 # ----------------------------------------------------------------------------- CLI
-def cli(*args, cwd=None):
+def cli(*args, cwd=None, backend="tensorflow"):
     return subprocess.run([sys.executable, str(CHECKER), *map(str, args)], capture_output=True,
                           text=True, timeout=120, cwd=cwd,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "KERAS_BACKEND": backend})
 
 
 def assert_one_line_error(result, *words):
@@ -187,7 +318,8 @@ def saved(tmp_path_factory):
     bad = keras.Sequential([keras.Input((5, 3)), keras.layers.Bidirectional(
         keras.layers.GRU(4, recurrent_dropout=0.2, name="slow"), name="bi")], name="m")
     plain = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
-    for name, m in [("good", good), ("bad", bad), ("plain", plain)]:
+    gru = keras.Sequential([keras.Input((5, 3)), keras.layers.GRU(4, name="g")], name="gm")
+    for name, m in [("good", good), ("bad", bad), ("plain", plain), ("gru", gru)]:
         m.save(d / f"{name}.keras")
     return d
 
@@ -218,11 +350,23 @@ def test_cli_corrupt_archive(saved, tmp_path):
 def test_cli_reports_and_exit_codes(saved):
     good = cli(saved / "good.keras")
     assert good.returncode == 0 and "fast (LSTM): uses cuDNN on a GPU" in good.stdout, good
+    assert "tensorflow backend" in good.stdout
     bad = cli(saved / "bad.keras", "--json")
     assert bad.returncode == 1, bad
     report = json.loads(bad.stdout)
     assert {f["layer"] for f in report["findings"]} == {"m/bi/forward_slow", "m/bi/backward_slow"}
     assert {f["criterion"] for f in report["findings"]} == {"recurrent_dropout"}
     assert [l["eligible"] for l in report["layers"]] == [False, False]
+    assert report["backend"] == "tensorflow"
     plain = cli(saved / "plain.keras")
     assert plain.returncode == 0 and "no LSTM or GRU layer found" in plain.stdout, plain
+
+
+def test_cli_follows_the_backend(saved):
+    """The same saved GRU: eligible on TensorFlow, never on JAX."""
+    assert cli(saved / "gru.keras").returncode == 0
+    jax = cli(saved / "gru.keras", "--json", backend="jax")
+    assert jax.returncode == 1, jax.stderr
+    report = json.loads(jax.stdout)
+    assert report["backend"] == "jax"
+    assert [f["criterion"] for f in report["findings"]] == ["jax_gru"]
