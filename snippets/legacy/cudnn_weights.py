@@ -10,10 +10,11 @@ Copy the functions between the `convert` markers into your project (NumPy, and h
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+# --8<-- [start:convert]
 import numpy as np
 
 
-# --8<-- [start:convert]
 def _per_gate(matrix, gates, change):
     """Apply `change` to each gate's block of columns."""
     return np.hstack([change(block) for block in np.hsplit(matrix, gates)])

@@ -13,10 +13,13 @@ import tf_keras  # Keras 2
 points = np.array([-3, -2.5, -1, 0, 1, 2.5, 3], "float32")
 k2 = tf_keras.activations.hard_sigmoid(tf.constant(points)).numpy()
 k3 = keras.ops.convert_to_numpy(keras.activations.hard_sigmoid(points))
-row = lambda values: " ".join(f"{v:6.3f}" for v in values)  # noqa: E731
-print(f"{'x':27}{row(points)}")
-print(f"{'tf-keras ' + tf_keras.__version__ + ' hard_sigmoid':27}{row(k2)}  = 0.2 x + 0.5, clipped")
-print(f"{'Keras ' + keras.__version__ + ' hard_sigmoid':27}{row(k3)}  = x / 6 + 0.5, clipped")
+def row(values):
+    return " ".join(f"{v:6.3f}" for v in values)
+
+
+print(f"{'x':30}{row(points)}")
+print(f"{'tf-keras ' + tf_keras.__version__ + ' hard_sigmoid':30}{row(k2)}  = 0.2 x + 0.5, clipped")
+print(f"{'Keras ' + keras.__version__ + ' hard_sigmoid':30}{row(k3)}  = x / 6 + 0.5, clipped")
 
 # The same LSTM weights in both Keras versions, with recurrent_activation="hard_sigmoid".
 rng = np.random.default_rng(0)
@@ -35,7 +38,10 @@ def keras3_lstm(recurrent_activation):
     return keras.ops.convert_to_numpy(layer(x))
 
 
-keras2_hard_sigmoid = lambda v: keras.ops.clip(0.2 * v + 0.5, 0.0, 1.0)  # noqa: E731
+def keras2_hard_sigmoid(v):  # Keras 2's formula, written with Keras 3 ops
+    return keras.ops.clip(0.2 * v + 0.5, 0.0, 1.0)
+
+
 for label, fn in [('"hard_sigmoid"', "hard_sigmoid"), ("Keras 2's formula", keras2_hard_sigmoid),
                   ('"sigmoid"', "sigmoid")]:
     diff = np.abs(keras3_lstm(fn) - out_k2).max()
