@@ -101,10 +101,13 @@ def test_keras3_cannot_load_a_model_with_cudnnlstm(tmp_path):
     assert raised(lambda: keras.saving.load_model(path)) == quoted("keras3-unknown-layer")
 
 
-def test_keras3_cannot_load_a_tf_keras_lstm_h5(tmp_path):
+def test_keras3_cannot_load_a_tf_keras_lstm_or_gru_h5(tmp_path):
     path = str(tmp_path / "m.h5")
     tf_keras.Sequential([tf_keras.Input((5, 3)), tf_keras.layers.LSTM(4)]).save(path)
     assert raised(lambda: keras.saving.load_model(path)) == quoted("keras3-time-major")
+    tf_keras.Sequential([tf_keras.Input((5, 3)), tf_keras.layers.GRU(4)]).save(path)
+    gru_message = quoted("keras3-time-major").replace("LSTM", "GRU")
+    assert raised(lambda: keras.saving.load_model(path)) == gru_message
 
 
 def _cudnn_weights_file(path: str, layer) -> list[np.ndarray]:
