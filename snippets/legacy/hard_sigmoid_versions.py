@@ -10,13 +10,14 @@ import numpy as np
 import tensorflow as tf
 import tf_keras  # Keras 2
 
-points = np.array([-3, -2.5, -1, 0, 1, 2.5, 3], "float32")
-k2 = tf_keras.activations.hard_sigmoid(tf.constant(points)).numpy()
-k3 = keras.ops.convert_to_numpy(keras.activations.hard_sigmoid(points))
+
 def row(values):
     return " ".join(f"{v:6.3f}" for v in values)
 
 
+points = np.array([-3, -2.5, -1, 0, 1, 2.5, 3], "float32")
+k2 = tf_keras.activations.hard_sigmoid(tf.constant(points)).numpy()
+k3 = keras.ops.convert_to_numpy(keras.activations.hard_sigmoid(points))
 print(f"{'x':30}{row(points)}")
 print(f"{'tf-keras ' + tf_keras.__version__ + ' hard_sigmoid':30}{row(k2)}  = 0.2 x + 0.5, clipped")
 print(f"{'Keras ' + keras.__version__ + ' hard_sigmoid':30}{row(k3)}  = x / 6 + 0.5, clipped")
