@@ -112,6 +112,10 @@ def _run_process(cmd: list[str], cwd: Path, env: dict, timeout: float, log_prefi
             os.killpg(proc.pid, signal.SIGKILL)  # the whole group: TF spawns threads, make spawns children
             proc.wait()
             rc = None
+        except BaseException:  # Ctrl-C or a kill of the build: the snippet must not run on
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
     stdout, stderr = _read_capped(out_path), _read_capped(err_path)
     out_path.unlink(), err_path.unlink()
     return rc, stdout, stderr
