@@ -130,8 +130,8 @@ def summary_lines(state: dict, where: str) -> list[str]:
     facts = [f"driver {p['driver']}" if p.get("driver") else "",
              f"CUDA {p['cuda_driver_supports']}" if p.get("cuda_driver_supports") else "",
              f"cuDNN {p['torch_cudnn']} (PyTorch)" if p.get("torch_cudnn") else ""]
-    lines = [f"GPU run on {p['machine']}" + (f" ({', '.join(filter(None, facts))})"
-                                             if any(facts) else "")]
+    lines = [f"Run on {p['machine']}" + (f" ({', '.join(filter(None, facts))})"
+                                         if any(facts) else "")]
     recorded = run["recorded"]
     lines.append(f"snippets: {len(recorded)} recorded, {len(run['skipped'])} skipped, "
                  f"{len(run['failed'])} failed")
@@ -158,11 +158,12 @@ def summary_lines(state: dict, where: str) -> list[str]:
     return lines
 
 
-def gpu_run(project: runner.Project, results: Path, *, machine_name: str | None = None,
-            only: list[str] | None = None, tests: bool = True, jobs: int = 1,
-            log=print, state: dict | None = None) -> tuple[int, dict]:
-    """Run, record, test. Returns (exit status, the machine.json written); `state` is filled
-    as the run goes, for a caller that is interrupted."""
+def record_run(project: runner.Project, results: Path, *, machine_name: str | None = None,
+               only: list[str] | None = None, tests: bool = True, jobs: int = 1,
+               log=print, state: dict | None = None) -> tuple[int, dict]:
+    """Run, record, test: the GPU run, and benchmarks/run_benchmarks.py on any machine.
+    Returns (exit status, the machine.json written); `state` is filled as the run goes, for a
+    caller that is interrupted."""
     prov = machine.provenance()
     slug = records.machine_slug(machine_name or prov["machine"])
     state = state if state is not None else {}
@@ -173,7 +174,7 @@ def gpu_run(project: runner.Project, results: Path, *, machine_name: str | None 
     records.write_machine(results, slug, state)
     where = (results / slug).relative_to(project.root).as_posix() \
         if (results / slug).is_relative_to(project.root) else str(results / slug)
-    log(f"GPU run on {prov['machine']}: records go to {where}/")
+    log(f"Run on {prov['machine']}: records go to {where}/")
 
     def done(o: runner.Outcome) -> None:
         run = state["run"]
@@ -182,8 +183,8 @@ def gpu_run(project: runner.Project, results: Path, *, machine_name: str | None 
             if not records.already(results, slug, o.snippet.rel, o.finished_at, source):
                 records.write(results, slug, Path(o.data_dir).parent, source, prov)
             run["recorded"].append(o.snippet.rel)
-        elif o.status == runner.SKIPPED:
-            run["skipped"][o.snippet.rel] = o.problem
+        elif o.status in (runner.SKIPPED, runner.NEEDS_GPU):  # the latter on a CPU only
+            run["skipped"][o.snippet.rel] = o.problem or "needs a GPU"
         else:
             run["failed"][o.snippet.rel] = o.problem
         records.write_machine(results, slug, state)
@@ -204,6 +205,16 @@ def gpu_run(project: runner.Project, results: Path, *, machine_name: str | None 
         log(line)
     t = state["run"]["gpu_tests"] or {}
     return (1 if state["run"]["failed"] or t.get("failed") else 0), state
+
+
+# Settings the tests use to run benchmarks small or on the CPU: their figures are not records.
+TEST_SETTINGS = {"BENCH_QUICK": "too few repetitions", "BENCH_CPU_DRY_RUN": "a dry run on the CPU"}
+
+
+def refuse_test_settings() -> None:
+    for name, what in TEST_SETTINGS.items():
+        if os.environ.get(name, "") not in ("", "0"):
+            raise BadInput(f"{name} is set ({what}): such results are not for results/; unset it")
 
 
 def positive_int(text: str) -> int:
@@ -232,8 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     project = runner.Project(args.root)
     results = (args.results or project.root / "results").resolve()
     try:
-        if os.environ.get("BENCH_QUICK") == "1":
-            raise BadInput("BENCH_QUICK=1 is set: quick results are not for results/; unset it")
+        refuse_test_settings()
         if results.exists() and not results.is_dir():
             raise BadInput(f"--results {results} is not a folder")
         if args.machine is not None:
@@ -258,8 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     state: dict = {}
     try:
-        status, _ = gpu_run(project, results, machine_name=args.machine, only=args.only,
-                            tests=not args.no_tests, jobs=args.jobs, state=state)
+        status, _ = record_run(project, results, machine_name=args.machine, only=args.only,
+                               tests=not args.no_tests, jobs=args.jobs, state=state)
     except KeyboardInterrupt:
         done = len(state.get("run", {}).get("recorded", []))
         where = results / state["slug"] if "slug" in state else results

@@ -149,7 +149,9 @@ def cpu_model() -> str:
 
 def provenance() -> dict:
     """Everything a record says about the machine that made it."""
-    info: dict = {"machine": device.device_kind()}
+    kind = device.device_kind()
+    # The label every record and chart shows: a CPU is named by its model, never just "CPU".
+    info: dict = {"machine": kind if kind != "CPU" else f"CPU: {cpu_model()} ({os.cpu_count()} cores)"}
     info.update(gpu_info())
     toolkit = cuda_toolkit()
     if toolkit:

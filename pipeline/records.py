@@ -134,7 +134,11 @@ class Record:
 
     @property
     def machine(self) -> str:
-        return self.data["device"]
+        return self.data["provenance"]["machine"]
+
+    @property
+    def on_gpu(self) -> bool:
+        return self.data["device"] != "CPU"
 
     @property
     def date(self) -> str:
@@ -231,21 +235,23 @@ def load_all(results: Path, snippets_root: Path) -> list[Machine]:
     return machines
 
 
-def for_snippet(machines: list[Machine], rel: str) -> list[Record]:
-    """Every machine's record of one snippet: current ones first, then by machine."""
-    found = [r for m in machines for r in m.records if r.snippet == rel]
+def for_snippet(machines: list[Machine], rel: str, gpu_only: bool = True) -> list[Record]:
+    """Every machine's record of one snippet (made on a GPU, unless `gpu_only` is False):
+    current ones first, then by machine."""
+    found = [r for m in machines for r in m.records
+             if r.snippet == rel and (r.on_gpu or not gpu_only)]
     return sorted(found, key=lambda r: (r.stale, r.machine, r.slug))
 
 
 def data_files(machines: list[Machine], name: str) -> list[tuple[Path, str]]:
-    """(path, label) of every recorded data file called `name` (a benchmark's JSON), labelled
-    with the machine, where it is and when, and whether the snippet has changed since."""
+    """(path, where) of every recorded data file called `name` (a benchmark's JSON): the
+    machine's folder, the date, and whether the snippet has changed since. A chart labels the
+    series with the machine its data names, followed by this."""
     found = []
     for m in machines:
         for r in m.records:
             path = r.data_dir / name
             if path.is_file():
-                label = f"{r.machine} (results/{m.slug}, {r.date}"
-                label += ", older version of the snippet)" if r.stale else ")"
-                found.append((path, label))
+                where = f"results/{m.slug}, {r.date}"
+                found.append((path, where + (", older version of the snippet" if r.stale else "")))
     return found

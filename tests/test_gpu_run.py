@@ -170,7 +170,7 @@ def test_a_gpu_run_records_what_ran_skips_missing_frameworks_and_reports_failure
     summary = out.split("\n\n", 1)[1].splitlines()
     assert len(summary) <= 24, out
     text = "\n".join(summary)
-    assert summary[0].startswith("GPU run on GPU: Test Card (driver 555.42, CUDA 12.5")
+    assert summary[0].startswith("Run on GPU: Test Card (driver 555.42, CUDA 12.5")
     assert "snippets: 3 recorded, 1 skipped, 1 failed" in text
     assert "skipped, needs TensorFlow (1): t/tf.py" in text
     assert "FAILED t/bad.py: exit status 3" in text and "broken on purpose" in out

@@ -63,8 +63,8 @@ def test_a_record_is_the_cache_result_plus_source_hash_and_provenance(bench):
     records.write_machine(bench.root / "results", "test-card", {"provenance": PROVENANCE})
     (machine,) = _load(bench)
     (rec,) = machine.records
-    assert (rec.snippet, rec.machine, rec.date, rec.stale) == (
-        "t/bench.py", "CPU", record["finished_at"][:10], False)
+    assert (rec.snippet, rec.machine, rec.date, rec.stale, rec.on_gpu) == (
+        "t/bench.py", "GPU: Test Card", record["finished_at"][:10], False, False)
 
 
 def test_source_hash_follows_snippet_and_helpers_but_not_requirements_device_or_clone(
@@ -188,14 +188,20 @@ def test_records_per_snippet_and_data_files_per_benchmark_name_the_machine(bench
     bench.snippet("t/_helper.py", "VALUE = 2\n")
     _record(bench, slug="card-b")  # card-b has the current version, card-a an older one
     machines = _load(bench)
-    found = records.for_snippet(machines, "t/bench.py")
+    # These ran on this CPU: no GPU result for a page to show...
+    assert records.for_snippet(machines, "t/bench.py") == []
+    found = records.for_snippet(machines, "t/bench.py", gpu_only=False)
     assert [(r.slug, r.stale) for r in found] == [("card-b", False), ("card-a", True)]
-    assert records.for_snippet(machines, "t/none.py") == []
+    assert records.for_snippet(machines, "t/none.py", gpu_only=False) == []
+    # ...once made on a GPU, they are.
+    for r in found:
+        data = json.loads((r.path / "result.json").read_text())
+        (r.path / "result.json").write_text(json.dumps(dict(data, device="GPU: Test Card")))
+    assert len(records.for_snippet(_load(bench), "t/bench.py")) == 2
     files = records.data_files(machines, "demo.json")
     date = found[0].date
-    assert [label for _, label in files] == [
-        f"CPU (results/card-a, {date}, older version of the snippet)",
-        f"CPU (results/card-b, {date})"]
+    assert [where for _, where in files] == [
+        f"results/card-a, {date}, older version of the snippet", f"results/card-b, {date}"]
     assert records.data_files(machines, "other.json") == []
 
 
