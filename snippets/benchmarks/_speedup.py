@@ -211,7 +211,7 @@ def write(framework: str, grid: list, summary: list, rate: dict, notes: dict) ->
     common = dict(framework=framework, matmul=rate, grid=grid, expects_gpu=True,
                   flops_formula="2*G*B*T*H*(I+H), x3 for a training step; G=4 LSTM, 3 GRU; I=H",
                   precision="FP32, TF32 off", **notes, **({"dry_run": True} if dry_run() else {}))
-    base = BASE
+    base = DRY_BASE if dry_run() else BASE
     _bench.write_result("cudnn_speedup", title="cuDNN speed-up over the generic kernel "
                         "(median over the sizes; bars: IQR)", metric="speed-up (generic time / "
                         "cuDNN time)", lower_is_better=False, results=summary, **common)
