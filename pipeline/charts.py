@@ -71,9 +71,11 @@ NO_GPU_NOTE = "No GPU measurement is recorded yet: the GPU half of this benchmar
 
 
 def missing_gpu(sets: list[dict]) -> bool:
-    """True when the benchmark has a GPU half and no machine has measured it."""
+    """True when the benchmark has a GPU half and no machine has measured it: no row says it
+    ran on a GPU, and no data set comes from a GPU (a GPU-only benchmark's rows need not say)."""
     return (any(d.get("expects_gpu") for d in sets)
-            and not any(r.get("device") == "GPU" for d in sets for r in d["results"]))
+            and not any(r.get("device") == "GPU" for d in sets for r in d["results"])
+            and not any(d["provenance"].get("device") == "GPU" for d in sets))
 
 
 # Series colours: each has a contrast of at least 3:1 against the white chart background (WCAG

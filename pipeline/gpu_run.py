@@ -153,7 +153,8 @@ def summary_lines(state: dict, where: str) -> list[str]:
             lines += _wrap(f"skipped, {reason}", [n.rsplit('::', 1)[-1] for n in names], 1)
         for name, why in list(tests["failed"].items())[:8]:
             lines.append(f"  FAILED {name}: {why[:SUMMARY_WIDTH]}")
-    lines.append(f"records: {where}/ ({len(recorded)} snippets and machine.json): "
+    n = len(recorded)
+    lines.append(f"records: {where}/ (machine.json and {n} snippet{'' if n == 1 else 's'}): "
                  f"commit them with `git add {where}`")
     return lines
 

@@ -71,8 +71,9 @@ TEXT = {
                   "`make gpu-run` on a GPU records the current version (`{where}`).",
     "stale_output": "Output of an older version · recorded on {machine} · {date}",
     "no_record_title": "No GPU record",
-    "gpu_chart_none": "No GPU measurement is recorded yet. This chart is drawn from the records "
-                      "of a GPU run (`make gpu-run`), and none is committed under `results/`.",
+    "gpu_chart_none": "No GPU measurement is recorded yet for this chart (`{benchmark}`): it is "
+                      "drawn from the records of a GPU run (`make gpu-run`), and none is "
+                      "committed under `results/`.",
     "machines_none": "No machine is on record yet: no GPU run is committed under `results/`.",
     "machine_rows": {"folder": "Folder", "gpu": "GPU", "driver": "Driver", "cuda": "CUDA",
                      "cudnn": "cuDNN", "frameworks": "Frameworks", "python": "Python, CPU",
@@ -211,7 +212,8 @@ def render_gpu_result(rel: str, config, page) -> str:
         _problem(f"{page.file.src_uri}: <!-- gpu-result: {rel} --> claims a GPU result, but no "
                  f"record under results/ backs it (run `make gpu-run` on a GPU and commit "
                  f"results/)")
-        return f'!!! failure "{t["no_record_title"]}: {rel}"\n    {t["gpu_chart_none"]}'
+        return (f'!!! failure "{t["no_record_title"]}: {rel}"\n'
+                f"    `<!-- gpu-result: {rel} -->`: no record under `results/`.")
     return render_records(recs, t)
 
 
@@ -327,7 +329,7 @@ def render_chart(benchmark: str, config, page, gpu_only: bool = False) -> str:
                                project.cache / "charts")
     except charts.NoData as e:
         if gpu_only:  # a GPU-only benchmark without a GPU run: say so, draw nothing
-            note = markdown_inline(t["gpu_chart_none"])
+            note = markdown_inline(t["gpu_chart_none"].format(benchmark=benchmark))
             return (f'<figure class="benchmark-chart no-data" data-benchmark="{benchmark}">'
                     f'<p class="no-data-note">{note}</p></figure>')
         _problem(f"{page.file.src_uri}: {e}")

@@ -60,3 +60,16 @@ def test_bad_or_missing_data_is_a_clear_error(tmp_path):
     bad.write_text("{truncated")
     with pytest.raises(charts.ChartError, match="not a readable result file"):
         charts.chart_svg("demo", [], [(bad, "results/x, 2026-01-02")], tmp_path / "cache")
+
+
+def test_a_gpu_only_benchmark_measured_on_a_gpu_has_no_missing_gpu_note(tmp_path):
+    """Its rows need not say "device": the whole set comes from a GPU (the speed-up benchmark);
+    a CPU set of the same benchmark still gets the note."""
+    data = dict(result("GPU: Test GPU", "GPU"), expects_gpu=True)
+    path = tmp_path / "gpu.json"
+    path.write_text(json.dumps(data))
+    svg = charts.chart_svg("demo", [], [(path, "results/test-gpu, 2026-01-02")], tmp_path / "cache")
+    assert charts.NO_GPU_NOTE not in svg
+    cpu = tmp_path / "cpu.json"
+    cpu.write_text(json.dumps(dict(result(), expects_gpu=True)))
+    assert charts.NO_GPU_NOTE in charts.chart_svg("demo", [cpu], [], tmp_path / "cache")

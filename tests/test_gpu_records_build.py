@@ -124,7 +124,8 @@ def test_gpu_chart_says_nothing_is_recorded_then_draws_the_record(mini, monkeypa
     assert proc.returncode == 0, proc.stderr
     html = _html(mini)
     assert 'class="benchmark-chart no-data"' in html and "<svg" not in html
-    assert "No GPU measurement is recorded yet" in html and "<code>make gpu-run</code>" in html
+    assert "No GPU measurement is recorded yet for this chart (<code>gpu_demo</code>)" in html
+    assert "<code>make gpu-run</code>" in html
     # A plain chart with no data is still an error (a typo must not pass).
     _page(mini, "<!-- chart: gpu_demo -->\n")
     proc = mini.build(env=CPU)

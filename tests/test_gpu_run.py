@@ -175,7 +175,8 @@ def test_a_gpu_run_records_what_ran_skips_missing_frameworks_and_reports_failure
     assert "skipped, needs TensorFlow (1): t/tf.py" in text
     assert "FAILED t/bad.py: exit status 3" in text and "broken on purpose" in out
     assert "GPU tests: 1 passed, 1 failed, 2 skipped" in text
-    assert "records: results/test-card/" in text and "git add results/test-card" in text
+    assert "records: results/test-card/ (machine.json and 3 snippets)" in text
+    assert "git add results/test-card" in text
     # Again: what succeeded comes from the cache; its record is already there and stays as it is.
     before = (ok.path / "result.json").stat().st_mtime_ns
     again = gpu_run(root, gpu_box, "--scale", "2", "--no-tests")
