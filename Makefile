@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.test-installed
 NODE_TOOLS := node_modules/.package-lock.json
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test test-gpu gpu-env snippets bench-build lock clean quality
+.PHONY: serve build test test-gpu gpu-env gpu-run snippets bench-build lock clean quality
 
 # Not strict while serving: a failing snippet shows an error box in its page and the server keeps
 # running (strict mode would stop it). `make build` and CI stay strict.
@@ -60,15 +60,33 @@ $(QUALITY_TOOLS): quality/package.json quality/package-lock.json
 	npm ci --prefix quality --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $@
 
-# GPU machines: the same pins, but TensorFlow's CUDA packages and PyTorch's CUDA build instead of
-# the CPU wheel of torch and our own nvidia-* pins (pip resolves those for the GPU stack).
-gpu-env: | $(VENV)/bin/python
-	grep -Ev '^(torch|nvidia-)' requirements.txt > $(VENV)/requirements-gpu.txt
+# GPU machines: the same pins, but TensorFlow's CUDA packages, PyTorch's CUDA build and JAX's
+# CUDA plugin instead of the CPU wheels and our own nvidia-* pins (pip resolves those for the
+# GPU stack).
+GPU_STAMP := $(VENV)/.gpu-installed
+JAX_VERSION = $(shell sed -n 's/^jax==//p' requirements.txt)
+gpu-env: $(GPU_STAMP)  ## .venv for a GPU machine (needs a package registry)
+
+$(GPU_STAMP): requirements.txt requirements-test.txt | $(VENV)/bin/python
+	grep -Ev '^(torch|jax|jaxlib|nvidia-)' requirements.txt > $(VENV)/requirements-gpu.txt
 	$(BIN)/pip install --quiet -r $(VENV)/requirements-gpu.txt "tensorflow[and-cuda]==2.21.0" \
-	  "torch==2.13.0" nvidia-cudnn-frontend nvidia-cuda-nvcc-cu12
-	grep -Ev '^(torch|nvidia-)' requirements-test.txt > $(VENV)/requirements-test-gpu.txt
+	  "torch==2.13.0" "jax[cuda12]==$(JAX_VERSION)" nvidia-cudnn-frontend nvidia-cuda-nvcc-cu12
+	grep -Ev '^(torch|jax|jaxlib|nvidia-)' requirements-test.txt > $(VENV)/requirements-test-gpu.txt
 	$(BIN)/pip install --quiet -r $(VENV)/requirements-test-gpu.txt
-	touch $(SITE_STAMP) $(TEST_STAMP)
+	touch $(SITE_STAMP) $(TEST_STAMP) $@
+
+# A GPU run (pipeline/gpu_run.py): every snippet and every GPU test on this machine's GPU, with
+# the frameworks it has; records under results/<machine>/ to commit. `make gpu-run PYTHON=python3`
+# runs with that Python as it is: no virtualenv, nothing installed, no network. Without PYTHON=
+# it first sets up .venv as `make gpu-env` does. Options: GPU_RUN_ARGS="--machine NAME --only ...".
+GPU_RUN_ARGS ?=
+ifeq ($(origin PYTHON),command line)
+gpu-run:  ## every snippet and GPU test on this GPU, recorded under results/
+	$(PYTHON) -m pipeline.gpu_run $(GPU_RUN_ARGS)
+else
+gpu-run: $(GPU_STAMP)
+	$(BIN)/python -m pipeline.gpu_run $(GPU_RUN_ARGS)
+endif
 
 lock: | $(VENV)/bin/python  ## re-pin requirements*.txt from requirements*.in
 	$(BIN)/pip install --quiet pip-tools

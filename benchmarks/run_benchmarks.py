@@ -1,19 +1,19 @@
-"""Run the benchmark snippets on this machine and save a result file you can commit.
+"""Run the benchmark snippets on this machine and record them under results/ to commit.
 
     python benchmarks/run_benchmarks.py                 # every benchmark, BENCH_SCALE=1
     python benchmarks/run_benchmarks.py --scale 8       # larger sizes, for a GPU
     python benchmarks/run_benchmarks.py --only unroll_sweep --machine my-laptop
 
-Each benchmark snippet (snippets/benchmarks/*.py) runs in its own process, one after the other,
-and its JSON (with provenance: device, CPU, cores, versions, date) is written atomically to
-results/<benchmark>/<machine>.json. The site's charts draw every file there next to the build's
-own run, labelled by machine. The GPU is used when TensorFlow or PyTorch sees one.
+Each benchmark snippet (snippets/benchmarks/*.py) runs in its own process, alone, through the
+site's runner, and becomes a record under results/<machine>/ (pipeline/records.py): the same
+records a GPU run (`make gpu-run`) leaves, with the machine's provenance. The site's charts
+draw every machine's records next to the build's own run. The GPU is used when a framework
+sees one; a benchmark that needs a GPU is skipped on a machine without one.
 """
 from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -24,8 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets" / "benchmarks"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(SNIPPETS))
-from pipeline import charts  # noqa: E402  (validates result files the way the site reads them)
-import _bench  # noqa: E402  (the benchmarks' own helper: atomic JSON writing)
+from pipeline import charts, gpu_run, records, runner  # noqa: E402
 
 NEEDS_GPU_EXIT = 77
 
@@ -67,24 +66,10 @@ def run_set(data_dir: Path, *, scale: int = 1, only: list[str] | None = None,
         new = sorted({p.name for p in data_dir.glob("*.json")} - before) or [f"{path.stem}.json"]
         for name in new:
             data = charts.load_result(data_dir / name)
-            results[data["benchmark"]] = data
+            key = data["benchmark"]  # several snippets may write one benchmark (one per framework)
+            results[key if key not in results else f"{key} ({path.stem})"] = data
         log(f"ran      {path.stem} in {seconds:.1f} s")
     return results
-
-
-def machine_slug(label: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
-    if not slug:
-        raise BadInput(f"machine name {label!r} has no letters or digits")
-    return slug[:80]
-
-
-def save(data: dict, results_dir: Path, machine: str | None = None) -> Path:
-    """Write one benchmark's data to results/<benchmark>/<machine>.json, atomically."""
-    slug = machine_slug(machine or data["provenance"]["machine"])
-    folder = results_dir / data["benchmark"]
-    folder.mkdir(parents=True, exist_ok=True)
-    return _bench.write_json(folder / f"{slug}.json", data)
 
 
 def positive_int(text: str) -> int:
@@ -104,31 +89,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=positive_int, default=1,
                     help="BENCH_SCALE: size multiplier (1 fits a 2-core CPU)")
     ap.add_argument("--only", nargs="+", metavar="BENCHMARK", help="only these benchmarks")
-    ap.add_argument("--machine", help="file name for the results (default: from provenance)")
+    ap.add_argument("--machine", help="the machine's folder under results/ (default: from "
+                                      "its GPU or CPU)")
     ap.add_argument("--results", type=Path, default=ROOT / "results",
                     help="where to write (default: results/)")
     args = ap.parse_args(argv)
     try:
-        benchmark_snippets(args.only)
-        if os.environ.get("BENCH_QUICK") == "1":
-            raise BadInput("BENCH_QUICK=1 is set: quick results are not for results/; unset it")
+        paths = benchmark_snippets(args.only)
+        gpu_run.refuse_test_settings()
         if args.machine is not None:
-            machine_slug(args.machine)
+            records.machine_slug(args.machine)
         if args.results.exists() and not args.results.is_dir():
             raise BadInput(f"--results {args.results} is not a folder")
-        with tempfile.TemporaryDirectory() as tmp:
-            results = run_set(Path(tmp), scale=args.scale, only=args.only)
-            for data in results.values():
-                path = save(data, args.results, args.machine)
-                print(f"wrote    {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
-                      f"  ({data['provenance']['machine']})")
-    except BadInput as e:
+    except (BadInput, gpu_run.BadInput, records.RecordError) as e:
         print(f"run_benchmarks.py: error: {e}", file=sys.stderr)
         return 2
-    except RuntimeError as e:
-        print(f"run_benchmarks.py: {e}", file=sys.stderr)
-        return 1
-    return 0
+    os.environ["BENCH_SCALE"] = str(args.scale)  # part of each cache key and each result
+    project = runner.Project(ROOT)
+    status, _ = gpu_run.record_run(
+        project, args.results.resolve(), machine_name=args.machine, tests=False,
+        only=[p.relative_to(project.snippets).as_posix() for p in paths])
+    return status
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Draw benchmark charts (SVG) from result data: this build's run plus committed results.
 
-A result file is JSON written by snippets/benchmarks/_bench.py:
+A result file is JSON written by snippets/benchmarks/_bench.py (this build's, or a record's
+under results/<machine>/, see pipeline/records.py):
   {"benchmark", "title", "metric", "lower_is_better", "x_label"?, "x_log"?, "expects_gpu"?,
    "provenance": {...},
    "results": [{"variant", "x"?, "device"?, "median", "q1", "q3", "min", "max", "samples"}]}
@@ -34,30 +35,35 @@ def load_result(path: Path) -> dict:
         raise ChartError(f"{path}: missing {', '.join(missing)}")
     if "machine" not in data["provenance"]:
         raise ChartError(f"{path}: provenance does not name the machine")
+    if data.get("dry_run"):
+        raise ChartError(f"{path}: a dry run (BENCH_CPU_DRY_RUN=1) checks code, it is not a "
+                         "measurement to draw")
     return data
 
 
-def collect(benchmark: str, local_files: list[Path], results_dir: Path) -> list[dict]:
-    """This build's result first (labelled as such), then every committed one."""
-    sets = []
-    for path in local_files:
+def collect(benchmark: str, local_files: list[Path],
+            recorded: list[tuple[Path, str]]) -> list[dict]:
+    """This build's result first, then every recorded one (under results/, with where it is
+    and when from pipeline/records.py), each labelled with the machine its data names."""
+    sets: dict[str, dict] = {}
+    for path, where in [(p, "this build") for p in local_files] + list(recorded):
         d = load_result(path)
-        d["label"] = f"{d['provenance']['machine']} (this build)"
-        sets.append(d)
-    for path in sorted((results_dir / benchmark).glob("*.json")):
-        d = load_result(path)
-        d["label"] = f"{d['provenance']['machine']} (results/{benchmark}/{path.name})"
-        sets.append(d)
-    return sets
+        label = f"{d['provenance']['machine']} ({where})"
+        if label in sets:  # several snippets wrote this benchmark (one per framework): one
+            sets[label]["results"] += d["results"]  # series per machine and run
+        else:
+            sets[label] = dict(d, label=label)
+    return list(sets.values())
 
 
 def describe(d: dict) -> str:
     p = d["provenance"]
-    keys = ["tensorflow", "keras", "torch"]
+    keys = ["tensorflow", "keras", "torch", "jax"]
     if p.get("device") == "GPU":  # CUDA/cuDNN versions mean nothing for a CPU measurement
-        keys += ["tf_built_with_cuda", "tf_built_with_cudnn", "cudnn"]
-    libs = " · ".join(f"{k.replace('tf_built_with_', 'TF built with ')} {p[k]}"
-                      for k in keys if p.get(k))
+        keys += ["tf_built_with_cuda", "tf_built_with_cudnn", "torch_cuda", "cudnn", "driver"]
+    names = {"tf_built_with_cuda": "TF built with CUDA", "tf_built_with_cudnn": "TF built with cuDNN",
+             "torch_cuda": "PyTorch CUDA", "cudnn": "cuDNN", "driver": "driver"}
+    libs = " · ".join(f"{names.get(k, k)} {p[k]}" for k in keys if p.get(k))
     return f"{d['label']}: {libs} · {p.get('date', '')[:10]}"
 
 
@@ -65,9 +71,11 @@ NO_GPU_NOTE = "No GPU measurement is recorded yet: the GPU half of this benchmar
 
 
 def missing_gpu(sets: list[dict]) -> bool:
-    """True when the benchmark has a GPU half and no machine has measured it."""
+    """True when the benchmark has a GPU half and no machine has measured it: no row says it
+    ran on a GPU, and no data set comes from a GPU (a GPU-only benchmark's rows need not say)."""
     return (any(d.get("expects_gpu") for d in sets)
-            and not any(r.get("device") == "GPU" for d in sets for r in d["results"]))
+            and not any(r.get("device") == "GPU" for d in sets for r in d["results"])
+            and not any(d["provenance"].get("device") == "GPU" for d in sets))
 
 
 # Series colours: each has a contrast of at least 3:1 against the white chart background (WCAG
@@ -167,12 +175,17 @@ def draw(sets: list[dict]) -> str:
     return accessible(svg, first["title"], summary(sets))
 
 
-def chart_svg(benchmark: str, local_files: list[Path], results_dir: Path, cache_dir: Path) -> str:
+class NoData(ChartError):
+    """Nothing to draw: no snippet of this build wrote the benchmark and no record holds it."""
+
+
+def chart_svg(benchmark: str, local_files: list[Path], recorded: list[tuple[Path, str]],
+              cache_dir: Path) -> str:
     """Draw, or reuse a drawing of exactly the same data made by the same code."""
-    sets = collect(benchmark, local_files, results_dir)
+    sets = collect(benchmark, local_files, recorded)
     if not sets:
-        raise ChartError(f"no data for benchmark {benchmark!r}: no snippet wrote "
-                         f"{benchmark}.json and results/{benchmark}/ is empty")
+        raise NoData(f"no data for benchmark {benchmark!r}: no snippet wrote "
+                     f"{benchmark}.json and no record under results/ holds it")
     h = hashlib.sha256(Path(__file__).read_bytes())
     h.update(json.dumps(sets, sort_keys=True).encode())
     cached = cache_dir / f"{benchmark}-{h.hexdigest()[:16]}.svg"

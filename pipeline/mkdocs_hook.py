@@ -2,9 +2,18 @@
 into the pages.
 
 In a page:
-  <!-- output: topic/name.py -->   the snippet's output from this build
-  <!-- chart: benchmark_id -->     the chart drawn from that benchmark's data
-  <!-- execution-times -->         how long each snippet took
+  <!-- output: topic/name.py -->      the snippet's output from this build; for a snippet that
+                                      needs a GPU on a build without one, also every GPU record
+  <!-- gpu-result: topic/name.py -->  a claim that a GPU ran it: every record of it under
+                                      results/; the build fails when no record backs the claim
+  <!-- chart: benchmark_id -->        the chart drawn from that benchmark's data
+  <!-- gpu-chart: benchmark_id -->    the same for a GPU-only benchmark: without data, says that
+                                      no GPU measurement is recorded yet
+  <!-- machines-on-record -->         the machines under results/, with their provenance
+  <!-- execution-times -->            how long each snippet took
+
+Records (pipeline/records.py) are shown labelled with their machine and date; one made for an
+older version of the snippet says so, and is never shown as current.
 
 `mkdocs build` fails naming every failed snippet; `mkdocs serve --no-strict` (what `make serve`
 runs: mkdocs.yml is strict, and strict mode stops the server at the first error) shows an error
@@ -24,14 +33,16 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import charts, runner  # noqa: E402
+from pipeline import charts, records, runner  # noqa: E402
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
 
 OUTPUT = re.compile(r"<!--\s*output:\s*(\S+?)\s*-->")
-CHART = re.compile(r"<!--\s*chart:\s*([\w.-]+)\s*-->")
+GPU_RESULT = re.compile(r"<!--\s*gpu-result:\s*(\S+?)\s*-->")
+CHART = re.compile(r"<!--\s*(gpu-)?chart:\s*([\w.-]+)\s*-->")
 TIMES = re.compile(r"<!--\s*execution-times\s*-->")
+MACHINES = re.compile(r"<!--\s*machines-on-record\s*-->")
 
 # Words the hook writes into pages. Each language overrides them under `extra.pipeline_text`
 # in its mkdocs-static-i18n `languages:` entry.
@@ -47,9 +58,37 @@ TEXT = {
     "not_run_body": "Execution is turned off and this snippet has no cached result.",
     "times_header": "| Snippet | Status | Seconds | Device | Finished (UTC) |",
     "chart_caption": "Drawn at build time from the data files named under the chart.",
+    # GPU records (results/): {machine}, {date} and {where} are filled in.
+    "needs_gpu_body_recorded": "This snippet needs a CUDA GPU. This build ran on a machine "
+                               "without one. What it printed here:",
+    "recorded_title": "Recorded on {machine} · {date}",
+    "recorded_body": "`make gpu-run` recorded this output on {machine} on {date}, for the "
+                     "current version of this snippet (`{where}`).",
+    "recorded_output": "Output · recorded on {machine} · {date}",
+    "stale_title": "From an older version of this snippet · {machine} · {date}",
+    "stale_body": "This output was recorded on {machine} on {date} for an older version of this "
+                  "snippet. The snippet has changed since, so this is not what it prints now. "
+                  "`make gpu-run` on a GPU records the current version (`{where}`).",
+    "stale_output": "Output of an older version · recorded on {machine} · {date}",
+    "no_record_title": "No GPU record",
+    "gpu_chart_none": "No GPU measurement is recorded yet for this chart (`{benchmark}`): it is "
+                      "drawn from the records of a GPU run (`make gpu-run`), and none is "
+                      "committed under `results/`.",
+    "machines_none": "No machine is on record yet: no GPU run is committed under `results/`.",
+    "machine_rows": {"folder": "Folder", "gpu": "GPU", "driver": "Driver", "cuda": "CUDA",
+                     "cudnn": "cuDNN", "frameworks": "Frameworks", "python": "Python, CPU",
+                     "run": "Last run", "records": "Records", "skipped": "Skipped",
+                     "failed": "Failed", "tests": "GPU tests"},
+    "machine_words": {"supports": "supports CUDA", "compute": "compute capability",
+                      "toolkit": "toolkit", "built": "built with", "system": "system",
+                      "older": "for older versions of their snippets",
+                      "interrupted": "interrupted", "none": "none",
+                      "passed": "passed", "failed": "failed", "skipped": "skipped",
+                      "not_run": "not run", "scale": "BENCH_SCALE"},
 }
 
-_state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None}
+_state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None,
+                "machines": []}
 
 
 def on_startup(command, dirty):
@@ -79,6 +118,11 @@ def on_pre_build(config):
     except SnippetError as e:
         raise PluginError(str(e))
     _state["outcomes"] = {o.snippet.rel: o for o in outcomes}
+    try:
+        _state["machines"] = records.load_all(project.root / "results", project.snippets)
+    except records.RecordError as e:
+        _state["machines"] = []
+        _problem(f"results/: {e}")
     executed = sum(o.executed for o in outcomes)
     log.info("snippets: %d executed, %d from cache", executed, len(outcomes) - executed)
     bad = runner.failures(outcomes)
@@ -103,6 +147,25 @@ def _indent(block: str) -> str:
     return "\n".join(("    " + line) if line else "" for line in block.splitlines())
 
 
+def _quote(title: str) -> str:
+    return title.replace('"', "'")
+
+
+def render_records(recs: list[records.Record], t: dict) -> str:
+    """Each machine's record of a snippet, labelled with the machine and the date; one made
+    for an older version of the snippet says so in its title, its text and its output's title."""
+    root = _state["project"].root
+    blocks = []
+    for r in recs:
+        fill = {"machine": r.machine, "date": r.date, "where": r.where(root)}
+        kind, prefix = ("warning", "stale") if r.stale else ("info", "recorded")
+        body = t[f"{prefix}_body"].format(**fill)
+        output = _fence(r.data["stdout"] or "(no output)", t[f"{prefix}_output"].format(**fill))
+        blocks.append(f'!!! {kind} "{_quote(t[prefix + "_title"].format(**fill))}"\n'
+                      f"    {body}\n\n" + _indent(output))
+    return "\n\n".join(blocks)
+
+
 def render_output(rel: str, config, page) -> str:
     t = _text(config)
     o = _state["outcomes"].get(rel)
@@ -114,8 +177,11 @@ def render_output(rel: str, config, page) -> str:
         return _fence(o.stdout or "(no output)", f"{t['output']} · {t['ran_on']} {o.device} · {date}")
     if o.status == runner.NEEDS_GPU:
         said = (o.stdout + o.stderr).strip() or "(nothing)"
-        return (f'!!! warning "{t["needs_gpu_title"]}"\n    {t["needs_gpu_body"]}\n\n'
-                + _indent(_fence(said, f"{t['output']} · {t['ran_on']} {o.device} · {date}")))
+        recs = records.for_snippet(_state["machines"], rel)
+        body = t["needs_gpu_body_recorded"] if recs else t["needs_gpu_body"]
+        box = (f'!!! warning "{t["needs_gpu_title"]}"\n    {body}\n\n'
+               + _indent(_fence(said, f"{t['output']} · {t['ran_on']} {o.device} · {date}")))
+        return box + ("\n\n" + render_records(recs, t) if recs else "")
     if o.status == runner.NOT_RUN:
         return f'!!! note "{t["not_run_title"]}: {rel}"\n    {t["not_run_body"]}'
     body = o.problem + "\n\n" + (o.stderr_tail() or o.stdout[-2000:])
@@ -138,8 +204,109 @@ def _problem(message: str) -> None:
         raise PluginError(message)
 
 
+def render_gpu_result(rel: str, config, page) -> str:
+    """A page's claim that a GPU ran this snippet: the records that back it, or a failure."""
+    t = _text(config)
+    recs = records.for_snippet(_state["machines"], rel)
+    if not recs:
+        _problem(f"{page.file.src_uri}: <!-- gpu-result: {rel} --> claims a GPU result, but no "
+                 f"record under results/ backs it (run `make gpu-run` on a GPU and commit "
+                 f"results/)")
+        return (f'!!! failure "{t["no_record_title"]}: {rel}"\n'
+                f"    `<!-- gpu-result: {rel} -->`: no record under `results/`.")
+    return render_records(recs, t)
+
+
+def _cudnn(value) -> str:
+    """cuDNN's version number as PyTorch reports it (90100) in the usual form (9.1.0)."""
+    if isinstance(value, int):
+        major, rest = (value // 10000, value % 10000) if value >= 90000 else \
+            (value // 1000, value % 1000)
+        return f"{major}.{rest // 100}.{rest % 100}"
+    return str(value)
+
+
+FRAMEWORKS = (("torch", "PyTorch"), ("jax", "JAX"), ("keras", "Keras"),
+              ("tensorflow", "TensorFlow"), ("tf-keras", "tf-keras"),
+              ("nvidia-cudnn-frontend", "cudnn-frontend"))
+
+
+def _machine_column(m: records.Machine, t: dict) -> dict[str, str]:
+    w, p, run = t["machine_words"], m.data.get("provenance", {}), m.data.get("run") or {}
+    pkgs = p.get("packages", {})
+    gpu = p.get("gpu_name", p.get("machine", ""))
+    if p.get("gpu_count", 1) > 1:
+        gpu += f" × {p['gpu_count']}"
+    gpu += "".join(f", {x}" for x in (p.get("gpu_memory"),) if x)
+    if p.get("gpu_compute_capability"):
+        gpu += f", {w['compute']} {p['gpu_compute_capability']}"
+    cuda = [f"{w['toolkit']} {p['cuda_toolkit']}" if p.get("cuda_toolkit") else "",
+            f"PyTorch {w['built']} {p['torch_cuda']}" if p.get("torch_cuda") else "",
+            f"TensorFlow {w['built']} {p['tensorflow_built_with_cuda']}"
+            if p.get("tensorflow_built_with_cuda") else ""]
+    cudnn = [f"PyTorch {_cudnn(p['torch_cudnn'])}" if p.get("torch_cudnn") else "",
+             f"{w['system']} {p['cudnn_system']}" if p.get("cudnn_system") else "",
+             *(f"{name} {pkgs[name]}" for name in ("nvidia-cudnn-cu12", "nvidia-cudnn-cu13")
+               if name in pkgs),
+             f"TensorFlow {w['built']} {p['tensorflow_built_with_cudnn']}"
+             if p.get("tensorflow_built_with_cudnn") else ""]
+    stale = sum(r.stale for r in m.records)
+    skipped: dict[str, int] = {}
+    for reason in (run.get("skipped") or {}).values():
+        skipped[reason] = skipped.get(reason, 0) + 1
+    tests = run.get("gpu_tests") or {}
+    if "not_run" in tests:
+        tested = f"{w['not_run']}: {tests['not_run']}"
+    elif tests:
+        tested = (f"{tests.get('passed', 0)} {w['passed']}, {len(tests.get('failed', {}))} "
+                  f"{w['failed']}, {sum(map(len, tests.get('skipped', {}).values()))} "
+                  f"{w['skipped']}")
+    else:
+        tested = w["not_run"]
+    when = (run.get("started_at") or p.get("date", ""))[:10]
+    if run and not run.get("finished_at"):
+        when += f" ({w['interrupted']})"
+    if run.get("bench_scale"):
+        when += f", {w['scale']}={run['bench_scale']}"
+    join = lambda parts: " · ".join(x for x in parts if x) or "—"  # noqa: E731
+    return {
+        "folder": f"`results/{m.slug}/`",
+        "gpu": gpu,
+        "driver": join([p.get("driver", ""), f"{w['supports']} {p['cuda_driver_supports']}"
+                        if p.get("cuda_driver_supports") else ""]),
+        "cuda": join(cuda), "cudnn": join(cudnn),
+        "frameworks": join(f"{label} {pkgs[name]}" for name, label in FRAMEWORKS
+                           if name in pkgs),
+        "python": join([p.get("python", ""), f"{p.get('cpu_model', '')} ({p.get('cpu_cores')})"
+                        if p.get("cpu_model") else ""]),
+        "run": when,
+        "records": f"{len(m.records)}" + (f" ({stale} {w['older']})" if stale else ""),
+        "skipped": join(f"{reason}: {n}" for reason, n in sorted(skipped.items()))
+        if skipped else w["none"],
+        "failed": join(sorted(run.get("failed") or {})) if run.get("failed") else w["none"],
+        "tests": tested,
+    }
+
+
+def render_machines(config) -> str:
+    """The machines on record, side by side: one column each, with their provenance."""
+    t = _text(config)
+    machines = _state["machines"]
+    if not machines:
+        return f'!!! note "results/"\n    {t["machines_none"]}'
+    cols = [_machine_column(m, t) for m in machines]
+    cell = lambda v: str(v).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    rows = ["| | " + " | ".join(cell(m.data["provenance"]["machine"]) for m in machines) + " |",
+            "|---|" + "---|" * len(machines)]
+    for key, label in t["machine_rows"].items():
+        rows.append(f"| {label} | " + " | ".join(cell(c.get(key, "—")) for c in cols) + " |")
+    return "\n".join(rows)
+
+
 def on_page_markdown(markdown, page, config, files):
     markdown = OUTPUT.sub(lambda m: render_output(m.group(1), config, page), markdown)
+    markdown = GPU_RESULT.sub(lambda m: render_gpu_result(m.group(1), config, page), markdown)
+    markdown = MACHINES.sub(lambda m: render_machines(config), markdown)
     return TIMES.sub(lambda m: render_times(config), markdown)
 
 
@@ -153,18 +320,32 @@ def _local_result_files(benchmark: str) -> list[Path]:
     return found
 
 
-def render_chart(benchmark: str, config, page) -> str:
+def render_chart(benchmark: str, config, page, gpu_only: bool = False) -> str:
     project = _state["project"]
+    t = _text(config)
     try:
         svg = charts.chart_svg(benchmark, _local_result_files(benchmark),
-                               project.root / "results", project.cache / "charts")
+                               records.data_files(_state["machines"], f"{benchmark}.json"),
+                               project.cache / "charts")
+    except charts.NoData as e:
+        if gpu_only:  # a GPU-only benchmark without a GPU run: say so, draw nothing
+            note = markdown_inline(t["gpu_chart_none"].format(benchmark=benchmark))
+            return (f'<figure class="benchmark-chart no-data" data-benchmark="{benchmark}">'
+                    f'<p class="no-data-note">{note}</p></figure>')
+        _problem(f"{page.file.src_uri}: {e}")
+        return f'<div class="admonition failure"><p>{html.escape(str(e))}</p></div>'
     except charts.ChartError as e:
         _problem(f"{page.file.src_uri}: {e}")
         return f'<div class="admonition failure"><p>{html.escape(str(e))}</p></div>'
-    caption = html.escape(_text(config)["chart_caption"])
+    caption = html.escape(t["chart_caption"])
     return (f'<figure class="benchmark-chart" data-benchmark="{benchmark}">{svg}'
             f"<figcaption>{caption}</figcaption></figure>")
 
 
+def markdown_inline(text: str) -> str:
+    """`code` spans of a short text as HTML (charts are put in after Markdown has run)."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
+
+
 def on_page_content(content, page, config, files):
-    return CHART.sub(lambda m: render_chart(m.group(1), config, page), content)
+    return CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))), content)

@@ -10,15 +10,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Callable
 
 from . import device as device_mod
 from . import sandbox
@@ -31,7 +33,15 @@ OUTPUT_CAP = 256 * 1024  # bytes of stdout/stderr kept per run
 STDERR_TAIL_LINES = 15
 
 OK, NEEDS_GPU, FAILED, TIMEOUT, NOT_RUN = "ok", "needs-gpu", "failed", "timeout", "not-run"
+SKIPPED = "skipped"  # only in a run that allows missing frameworks (a GPU run): "needs TensorFlow"
 GOOD = (OK, NEEDS_GPU)
+
+# Modules whose absence means "this machine lacks that framework", not "the snippet is broken".
+# A GPU machine often has PyTorch and JAX but no TensorFlow; a GPU run skips what it cannot run.
+FRAMEWORKS = {"tensorflow": "TensorFlow", "tf_keras": "tf-keras", "keras": "Keras",
+              "jax": "JAX", "jaxlib": "JAX", "torch": "PyTorch",
+              "cudnn": "cudnn-frontend (nvidia-cudnn-frontend)"}
+_MISSING = re.compile(r"^ModuleNotFoundError: No module named '([\w.]+)'$")
 
 
 @dataclass
@@ -102,13 +112,18 @@ def _run_process(cmd: list[str], cwd: Path, env: dict, timeout: float, log_prefi
             os.killpg(proc.pid, signal.SIGKILL)  # the whole group: TF spawns threads, make spawns children
             proc.wait()
             rc = None
+        except BaseException:  # Ctrl-C or a kill of the build: the snippet must not run on
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
     stdout, stderr = _read_capped(out_path), _read_capped(err_path)
     out_path.unlink(), err_path.unlink()
     return rc, stdout, stderr
 
 
 def _command(snippet: Snippet, work: Path, env: dict, timeout: float):
-    """The command that runs the snippet; C files are built first by their folder's Makefile."""
+    """The command that runs the snippet; C files are built first by their folder's Makefile,
+    told which Python runs the build (the one whose packages hold cuDNN's wheels, if any)."""
     if snippet.kind == "py":
         return [sys.executable, str(snippet.path)], None
     build = work / "build"
@@ -116,14 +131,25 @@ def _command(snippet: Snippet, work: Path, env: dict, timeout: float):
     binary = build / snippet.path.stem
     rc, out, err = _run_process(
         ["make", "--no-print-directory", "-s", "-C", str(snippet.path.parent),
-         f"BUILD_DIR={build}", str(binary)], work, env, timeout, work / "make")
+         f"BUILD_DIR={build}", f"PYTHON={sys.executable}", str(binary)],
+        work, env, timeout, work / "make")
     if rc != 0:
         return None, (rc, out, err)
     return [str(binary)], None
 
 
-def classify(snippet: Snippet, rc: int | None, device: str) -> tuple[str, str]:
-    """Turn an exit code into a status and, for a failure, a one-line reason."""
+def missing_framework(stderr: str) -> str | None:
+    """The framework whose import ended the process ("TensorFlow"), or None. Only the last line
+    counts: the process died of it, it did not catch it and carry on."""
+    lines = stderr.strip().splitlines()
+    m = _MISSING.match(lines[-1].strip()) if lines else None
+    return FRAMEWORKS.get(m.group(1).split(".")[0]) if m else None
+
+
+def classify(snippet: Snippet, rc: int | None, device: str, stderr: str = "",
+             skip_missing: bool = False) -> tuple[str, str]:
+    """Turn an exit code into a status and, for a failure or a skip, a one-line reason.
+    With `skip_missing` (a GPU run), dying of a missing framework is a skip, not a failure."""
     on_gpu = device != "CPU"
     if rc is None:
         return TIMEOUT, f"killed after its {snippet.timeout:g} s timeout"
@@ -134,13 +160,17 @@ def classify(snippet: Snippet, rc: int | None, device: str) -> tuple[str, str]:
             return FAILED, f"exited 77 (needs a GPU) on a GPU machine ({device})"
         return NEEDS_GPU, ""
     if rc != 0:
+        framework = missing_framework(stderr) if skip_missing else None
+        if framework:
+            return SKIPPED, f"needs {framework}"
         return FAILED, f"exit status {rc}"
     if snippet.needs_gpu and not on_gpu:
         return FAILED, "declares needs=gpu but exited 0 without a GPU (it must exit 77)"
     return OK, ""
 
 
-def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path) -> Outcome:
+def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
+            skip_missing: bool = False) -> Outcome:
     work = cache.new_workdir()
     # A snippet writes only inside `work` (see pipeline/sandbox): Python ones are stopped at
     # the write; for C ones (make, the program) the project tree is compared before and after.
@@ -154,7 +184,7 @@ def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path) -
         status, problem = FAILED, f"build failed (make exit {rc})"
     else:
         rc, stdout, stderr = _run_process(cmd, work, env, snippet.timeout, work / "run")
-        status, problem = classify(snippet, rc, device)
+        status, problem = classify(snippet, rc, device, stderr, skip_missing)
     seconds = time.perf_counter() - started
     outside = sandbox.outside_writes(work)
     if before is not None:
@@ -186,8 +216,14 @@ def from_cache(snippet: Snippet, result: dict) -> Outcome:
 
 
 def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = None,
-            only: list[str] | None = None) -> list[Outcome]:
-    """Run what is stale; return one Outcome per snippet, in discovery order."""
+            only: list[str] | None = None, skip_missing: bool = False,
+            on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+    """Run what is stale; return one Outcome per snippet, in discovery order.
+
+    `skip_missing`: a snippet that dies of a missing framework is skipped, not failed (a GPU
+    run). `on_done` is called with each outcome as soon as it is known (cached ones first), in
+    this thread, so that a caller can keep what finished even if a later snippet never does."""
+    done = on_done or (lambda o: None)
     snippets = discover(project.snippets)
     if only is not None:
         snippets = [s for s in snippets if s.rel in only]
@@ -200,22 +236,30 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
         cached = cache.load(key)
         if cached is not None:
             outcomes[s.rel] = from_cache(s, cached)
+            done(outcomes[s.rel])
         elif execute_stale:
             stale.append((s, key))
         else:
             outcomes[s.rel] = Outcome(s, NOT_RUN, device=device,
                                       problem="not executed (execution is turned off)")
+            done(outcomes[s.rel])
 
     # Alone, after the others: benchmarks (nothing else on the CPU), and C snippets, so that the
     # project-tree comparison guarding each one sees only its own writes.
     alone = [(s, k) for s, k in stale if s.exclusive or s.kind != "py"]
     shared = [(s, k) for s, k in stale if (s, k) not in alone]
+
+    def run(s: Snippet, k: str) -> Outcome:
+        return execute(s, cache, k, device, project.root, skip_missing)
+
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        for o in pool.map(lambda sk: execute(sk[0], cache, sk[1], device, project.root),
-                          shared):
+        for future in as_completed([pool.submit(run, s, k) for s, k in shared]):
+            o = future.result()
             outcomes[o.snippet.rel] = o
+            done(o)
     for s, k in alone:
-        outcomes[s.rel] = execute(s, cache, k, device, project.root)
+        outcomes[s.rel] = run(s, k)
+        done(outcomes[s.rel])
 
     ordered = [outcomes[s.rel] for s in snippets]
     write_times(project, ordered)
@@ -231,7 +275,7 @@ def write_times(project: Project, outcomes: list[Outcome]) -> None:
 
 
 def failures(outcomes: list[Outcome]) -> list[Outcome]:
-    return [o for o in outcomes if o.status not in GOOD and o.status != NOT_RUN]
+    return [o for o in outcomes if o.status not in (*GOOD, NOT_RUN, SKIPPED)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+# On a GPU, the tests marked gpu run TensorFlow, PyTorch and JAX in one process: none of them may
+# take the GPU's memory for itself (TensorFlow takes all of it, JAX three quarters, by default).
+os.environ.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 HOOK = REPO / "pipeline" / "mkdocs_hook.py"
 

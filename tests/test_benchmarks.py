@@ -15,18 +15,25 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import charts
+from pipeline import charts, records
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 import ratio_stability  # noqa: E402
 import run_benchmarks  # noqa: E402
 
-BENCHMARKS = ["batch_size_sweep", "cpu_vs_gpu", "keras_rnn_variants", "lstm_recurrent_dropout",
-              "torch_lstm_vs_cell_loop", "unroll_sweep"]
+# Measured by every build (the GPU half of cpu_vs_gpu only where there is a GPU).
+CPU_BENCHMARKS = ["batch_size_sweep", "cpu_vs_gpu", "keras_rnn_variants",
+                  "lstm_recurrent_dropout", "torch_lstm_vs_cell_loop", "unroll_sweep"]
+# Need a GPU: "needs a GPU" here; their charts are drawn from GPU records (tests/test_cudnn_speedup.py).
+GPU_BENCHMARKS = ["cpu_gpu_crossover", "cudnn_speedup_keras_jax", "cudnn_speedup_keras_tensorflow",
+                  "cudnn_speedup_keras_torch", "cudnn_speedup_tf_keras", "cudnn_speedup_torch"]
+BENCHMARKS = sorted(CPU_BENCHMARKS + GPU_BENCHMARKS)
 # Result files written besides the one named after each snippet (charts of their own).
 EXTRA_RESULTS = ["keras_rnn_variants_steps", "keras_rnn_variants_units", "unroll_memory"]
-RESULTS = BENCHMARKS + EXTRA_RESULTS
+RESULTS = CPU_BENCHMARKS + EXTRA_RESULTS
+GPU_RESULTS = ["cpu_gpu_crossover", "cudnn_speedup", "cudnn_speedup_steps", "cudnn_speedup_units",
+               "cudnn_speedup_batch", "cudnn_tflops"]
 PAGES = ["trade-offs", "benchmarks"]
 
 
@@ -56,7 +63,8 @@ def test_every_benchmark_snippet_is_known_here():
 
 
 def test_each_snippet_writes_exactly_the_known_result_files(measured):
-    assert sorted(measured) == sorted(RESULTS)
+    expected = set(RESULTS) | (set(GPU_RESULTS) if gpu_visible() else set())
+    assert {name.split(" (")[0] for name in measured} == expected
 
 
 @pytest.mark.parametrize("name", RESULTS)
@@ -145,23 +153,24 @@ def test_no_cpu_figure_is_labelled_gpu(measured):
 def test_without_a_gpu_the_gpu_half_says_so(measured, tmp_path):
     data, path = measured["cpu_vs_gpu"]
     assert data["expects_gpu"] is True
-    svg = charts.chart_svg("cpu_vs_gpu", [path], tmp_path / "results", tmp_path / "cache")
+    svg = charts.chart_svg("cpu_vs_gpu", [path], [], tmp_path / "cache")
     assert charts.NO_GPU_NOTE in svg and "on GPU" not in svg
-    # Once a GPU machine's file is committed, the note goes and its bars are labelled GPU.
+    # Once a GPU machine's record is committed, the note goes and its bars are labelled GPU.
+    # (A made-up test machine: its numbers are this CPU's, relabelled, and never published.)
     gpu = copy.deepcopy(data)
-    gpu["provenance"].update(device="GPU", device_name="NVIDIA T4", machine="GPU: NVIDIA T4")
+    gpu["provenance"].update(device="GPU", device_name="Test GPU", machine="GPU: Test GPU")
     gpu["results"] += [dict(r, variant=r["variant"].replace("on CPU", "on GPU"), device="GPU")
                        for r in gpu["results"]]
-    (tmp_path / "results" / "cpu_vs_gpu").mkdir(parents=True)
-    (tmp_path / "results" / "cpu_vs_gpu" / "t4.json").write_text(json.dumps(gpu))
-    svg = charts.chart_svg("cpu_vs_gpu", [path], tmp_path / "results", tmp_path / "cache")
-    assert charts.NO_GPU_NOTE not in svg and "GPU: NVIDIA T4 (results/cpu_vs_gpu/t4.json)" in svg
+    (tmp_path / "gpu.json").write_text(json.dumps(gpu))
+    svg = charts.chart_svg("cpu_vs_gpu", [path], [(tmp_path / "gpu.json", "results/test-gpu, "
+                                                   "2026-01-02")], tmp_path / "cache")
+    assert charts.NO_GPU_NOTE not in svg and "GPU: Test GPU (results/test-gpu, 2026-01-02)" in svg
 
 
 @pytest.mark.parametrize("name", RESULTS)
 def test_each_chart_is_drawn_and_names_the_device(measured, name, tmp_path):
     data, path = measured[name]
-    svg = charts.chart_svg(name, [path], tmp_path / "results", tmp_path / "cache")
+    svg = charts.chart_svg(name, [path], [], tmp_path / "cache")
     assert svg.startswith("<svg") and data["title"] in svg.replace("&gt;", ">")
     assert f"Measured on {data['provenance']['machine']} (this build)" in svg
     if data["provenance"]["device"] == "CPU":
@@ -172,7 +181,8 @@ def page(name: str, lang: str = "") -> str:
     return (REPO / "docs" / f"{name}{'.' + lang if lang else ''}.md").read_text(encoding="utf-8")
 
 
-MARKERS = re.compile(r'--8<-- "[^"]+"|<!-- (?:output|chart): \S+ -->|<!-- execution-times -->')
+MARKERS = re.compile(r'--8<-- "[^"]+"|<!-- (?:output|chart|gpu-chart|gpu-result): \S+ -->|'
+                     r'<!-- execution-times -->|<!-- machines-on-record -->')
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -186,6 +196,9 @@ def test_every_benchmark_has_its_output_and_chart_on_the_benchmarks_page():
         assert f"<!-- output: benchmarks/{name}.py -->" in text
     for name in RESULTS:
         assert f"<!-- chart: {name} -->" in text
+    for name in GPU_RESULTS:  # no data without a GPU run: these say so instead of failing
+        assert f"<!-- gpu-chart: {name} -->" in text
+    assert "<!-- machines-on-record -->" in text
 
 
 def test_published_numbers_come_from_the_facts_file_and_sit_apart():
@@ -205,23 +218,35 @@ def test_published_numbers_come_from_the_facts_file_and_sit_apart():
             assert src in sources, src
 
 
-def test_run_command_writes_result_files_atomically_named_by_machine(measured, tmp_path):
-    data, _ = measured["unroll_sweep"]
-    path = run_benchmarks.save(data, tmp_path, "My Laptop (M2)")
-    assert path == tmp_path / "unroll_sweep" / "my-laptop-m2.json"
-    assert charts.load_result(path) == data
-    assert [p.name for p in path.parent.iterdir()] == ["my-laptop-m2.json"]  # no temp file left
-    default = run_benchmarks.save(data, tmp_path)
-    assert default.stem.startswith(data["provenance"]["device"].lower() + "-")
+def test_run_command_records_each_benchmark_under_the_machines_folder(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "run_benchmarks.py"),
+                           "--only", "torch_lstm_vs_cell_loop", "--machine", "My Laptop (M2)",
+                           "--results", str(tmp_path)], capture_output=True, text=True,
+                          timeout=600, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (machine,) = records.load_all(tmp_path, REPO / "snippets")  # the same records as a GPU run's
+    assert machine.slug == "my-laptop-m2"
+    (record,) = machine.records
+    assert record.snippet == "benchmarks/torch_lstm_vs_cell_loop.py" and not record.stale
+    data = charts.load_result(record.data_dir / "torch_lstm_vs_cell_loop.json")
+    assert data["bench_scale"] == 1 and "quick" not in data
+    assert machine.data["provenance"]["machine"] == record.machine
+    assert record.machine.startswith("GPU: " if gpu_visible() else "CPU: ")
+    assert f"records: {tmp_path}/my-laptop-m2/" in proc.stdout
+    leftovers = [p for p in tmp_path.rglob("*") if p.name.startswith(".")]
+    assert not leftovers
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--scale", "0"], "--scale"), (["--only", "no_such_bench"], "unknown benchmark"),
-    (["--machine", "!!!"], "machine name")])
-def test_run_command_rejects_bad_input_with_one_line(args, says, tmp_path):
+@pytest.mark.parametrize("args, env, says", [
+    (["--scale", "0"], {}, "--scale"), (["--only", "no_such_bench"], {}, "unknown benchmark"),
+    (["--machine", "!!!"], {}, "machine name"),
+    ([], {"BENCH_QUICK": "1"}, "BENCH_QUICK is set"),
+    ([], {"BENCH_CPU_DRY_RUN": "1"}, "BENCH_CPU_DRY_RUN is set")])
+def test_run_command_rejects_bad_input_with_one_line(args, env, says, tmp_path):
     proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "run_benchmarks.py"),
                            *args, "--results", str(tmp_path)], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=60, env={**os.environ, **env})
     assert proc.returncode == 2 and says in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and not list(tmp_path.iterdir())
 

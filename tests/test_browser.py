@@ -104,7 +104,7 @@ def page_ids(cases) -> list[str]:
 PAGES = [(lang, url) for url in SOURCES for lang in LANGS]
 PAGE_IDS = page_ids(PAGES)
 CHART_PAGES = [(lang, url) for lang, url in PAGES
-               if "<!-- chart:" in SOURCES[url].read_text(encoding="utf-8")]
+               if re.search(r"<!-- (gpu-)?chart:", SOURCES[url].read_text(encoding="utf-8"))]
 DIAGRAM_PAGES = [(lang, url) for lang, url in PAGES
                  if "```dot" in SOURCES[url].read_text(encoding="utf-8")]
 NOTEBOOK_PAGES = [(lang, url) for lang, url in PAGES if SOURCES[url].suffix == ".ipynb"]
@@ -387,10 +387,26 @@ def test_search_finds_pages_in_the_language_being_read(open_tab, lang, term):
 def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
     path = path_of(lang, url)
     tab = open_tab(path)
-    figures = tab.page.locator("figure.benchmark-chart")
-    expected = SOURCES[url].read_text(encoding="utf-8").count("<!-- chart:")
-    assert figures.count() == expected, f"{path}: {figures.count()} charts, expected {expected}"
+    source = SOURCES[url].read_text(encoding="utf-8")
+    every = tab.page.locator("figure.benchmark-chart")
+    expected = source.count("<!-- chart:") + source.count("<!-- gpu-chart:")
+    assert every.count() == expected, f"{path}: {every.count()} charts, expected {expected}"
     problems = []
+    # A GPU-only chart without a GPU record says so, visibly, and draws nothing.
+    for empty in tab.page.locator("figure.benchmark-chart.no-data").all():
+        name = f"chart {empty.get_attribute('data-benchmark')}"
+        note = empty.locator(".no-data-note")
+        if note.count() != 1 or not note.is_visible():
+            problems.append(f"{name}: no visible note")
+        elif not re.search(r"No GPU measurement is recorded yet|Aún no hay ninguna medición en GPU",
+                           note.inner_text()) or empty.get_attribute("data-benchmark") not in \
+                note.inner_text():
+            problems.append(f"{name}: the note does not say that no GPU measurement is recorded")
+        if empty.locator("svg").count():
+            problems.append(f"{name}: draws an SVG without data")
+    if tab.page.locator("figure.benchmark-chart.no-data").count() > source.count("<!-- gpu-chart:"):
+        problems.append("a chart that must have data has none")
+    figures = tab.page.locator("figure.benchmark-chart:not(.no-data)")
     for i, figure in enumerate(figures.all()):
         name = f"chart {i + 1} ({figure.get_attribute('data-benchmark')})"
         svg = figure.locator(":scope > svg")

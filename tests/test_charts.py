@@ -21,7 +21,7 @@ def result(machine="CPU: Test CPU (2 cores)", device="CPU", x=None):
 def test_bar_chart_names_axes_variants_and_machine(tmp_path):
     local = tmp_path / "demo.json"
     local.write_text(json.dumps(result()))
-    svg = charts.chart_svg("demo", [local], tmp_path / "results", tmp_path / "cache")
+    svg = charts.chart_svg("demo", [local], [], tmp_path / "cache")
     assert svg.startswith("<svg")
     for text in ("Demo step time", "ms per step", "recurrent_dropout=0.2",
                  "Measured on CPU: Test CPU (2 cores) (this build)"):
@@ -29,15 +29,15 @@ def test_bar_chart_names_axes_variants_and_machine(tmp_path):
     assert "12.5.1" not in svg  # CUDA build version is not shown for a CPU measurement
 
 
-def test_committed_results_are_drawn_next_to_this_build(tmp_path):
+def test_recorded_results_are_drawn_next_to_this_build(tmp_path):
     local = tmp_path / "demo.json"
     local.write_text(json.dumps(result()))
-    committed = tmp_path / "results" / "demo"
-    committed.mkdir(parents=True)
-    (committed / "a100.json").write_text(json.dumps(result("GPU: NVIDIA A100", "GPU")))
-    svg = charts.chart_svg("demo", [local], tmp_path / "results", tmp_path / "cache")
+    recorded = tmp_path / "recorded.json"
+    recorded.write_text(json.dumps(result("GPU: Test GPU", "GPU")))
+    svg = charts.chart_svg("demo", [local], [(recorded, "results/test-gpu, 2026-01-02")],
+                           tmp_path / "cache")
     assert "CPU: Test CPU (2 cores) (this build)" in svg
-    assert "GPU: NVIDIA A100 (results/demo/a100.json)" in svg and "12.5.1" in svg
+    assert "GPU: Test GPU (results/test-gpu, 2026-01-02)" in svg and "12.5.1" in svg
 
 
 def test_line_chart_when_results_have_x(tmp_path):
@@ -46,17 +46,30 @@ def test_line_chart_when_results_have_x(tmp_path):
     data["results"] += [dict(r, x=100) for r in data["results"]]
     data["x_label"] = "sequence length"
     local.write_text(json.dumps(data))
-    svg = charts.chart_svg("demo", [local], tmp_path / "none", tmp_path / "cache")
+    svg = charts.chart_svg("demo", [local], [], tmp_path / "cache")
     assert "sequence length" in svg and "<path" in svg
 
 
 def test_bad_or_missing_data_is_a_clear_error(tmp_path):
-    with pytest.raises(charts.ChartError, match="no data for benchmark"):
-        charts.chart_svg("demo", [], tmp_path, tmp_path / "cache")
+    with pytest.raises(charts.NoData, match="no data for benchmark"):
+        charts.chart_svg("demo", [], [], tmp_path / "cache")
     bad = tmp_path / "demo.json"
     bad.write_text(json.dumps({"benchmark": "demo"}))
     with pytest.raises(charts.ChartError, match="missing"):
-        charts.chart_svg("demo", [bad], tmp_path, tmp_path / "cache")
+        charts.chart_svg("demo", [bad], [], tmp_path / "cache")
     bad.write_text("{truncated")
     with pytest.raises(charts.ChartError, match="not a readable result file"):
-        charts.chart_svg("demo", [bad], tmp_path, tmp_path / "cache")
+        charts.chart_svg("demo", [], [(bad, "results/x, 2026-01-02")], tmp_path / "cache")
+
+
+def test_a_gpu_only_benchmark_measured_on_a_gpu_has_no_missing_gpu_note(tmp_path):
+    """Its rows need not say "device": the whole set comes from a GPU (the speed-up benchmark);
+    a CPU set of the same benchmark still gets the note."""
+    data = dict(result("GPU: Test GPU", "GPU"), expects_gpu=True)
+    path = tmp_path / "gpu.json"
+    path.write_text(json.dumps(data))
+    svg = charts.chart_svg("demo", [], [(path, "results/test-gpu, 2026-01-02")], tmp_path / "cache")
+    assert charts.NO_GPU_NOTE not in svg
+    cpu = tmp_path / "cpu.json"
+    cpu.write_text(json.dumps(dict(result(), expects_gpu=True)))
+    assert charts.NO_GPU_NOTE in charts.chart_svg("demo", [cpu], [], tmp_path / "cache")

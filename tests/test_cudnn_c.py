@@ -55,14 +55,138 @@ def run(binary: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_makefile_uses_the_strict_flags_and_versioned_libraries():
-    r = subprocess.run(["make", "-n", "-B", "-C", str(C_DIR), "BUILD_DIR=/tmp/x", "/tmp/x/version"],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(["make", "-n", "-B", "-C", str(C_DIR), "BUILD_DIR=/tmp/x", "/tmp/x/version",
+                        f"PYTHON={sys.executable}"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     cmd = r.stdout
     for flag in ("-std=c11", "-Wall", "-Wextra", "-Werror", "-l:libcudnn.so.9",
                  "-l:libcudart.so.12", "-Wl,-rpath,", "--disable-new-dtags"):
         assert flag in cmd, (flag, cmd)
     assert "nvcc " not in cmd and " -lcudnn " not in cmd
+
+
+# --- how the Makefile finds cuDNN and the CUDA runtime: fake install trees -----------------------
+
+def _touch(root: Path, *rels: str) -> Path:
+    for rel in rels:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("")
+    return root
+
+
+def _python_with(tmp_path: Path, site: Path | None) -> Path:
+    """A Python that sees only `site` (no site-packages of its own), as a fresh machine's would."""
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f"#!/bin/sh\nPYTHONPATH={site or ''} exec {sys.executable} -S \"$@\"\n")
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def _where(python: Path, tmp_path: Path, **variables: str) -> dict:
+    """`make -s where` with nothing of this machine's own installs in the way."""
+    defaults = {"CUDA_HOME": str(tmp_path / "no-cuda"), "SYSTEM_INCLUDE": str(tmp_path / "none"),
+                "SYSTEM_LIB": str(tmp_path / "none"), **variables}
+    r = subprocess.run(["make", "-s", "-C", str(C_DIR), "where", f"PYTHON={python}",
+                        *(f"{k}={v}" for k, v in defaults.items())],
+                       capture_output=True, text=True, timeout=60, env=_plain_env())
+    assert r.returncode == 0, r.stderr
+    return dict(line.split("=", 1) for line in r.stdout.splitlines())
+
+
+CU12_WHEELS = ("nvidia/cudnn/include/cudnn.h", "nvidia/cudnn/lib/libcudnn.so.9",
+               "nvidia/cuda_runtime/include/cuda_runtime.h",
+               "nvidia/cuda_runtime/lib/libcudart.so.12",
+               "nvidia/cuda_nvcc/include/crt/host_defines.h")
+CU13_WHEELS = ("nvidia/cudnn/include/cudnn.h", "nvidia/cudnn/lib/libcudnn.so.9",
+               "nvidia/cu13/include/cuda_runtime.h", "nvidia/cu13/include/crt/host_defines.h",
+               "nvidia/cu13/lib/libcudart.so.13")
+SYSTEM_CUDA = ("include/cuda_runtime.h", "include/crt/host_defines.h", "lib64/libcudart.so.12")
+
+
+def test_makefile_finds_the_cuda_12_wheels_of_the_python_it_is_given(tmp_path):
+    site = _touch(tmp_path / "site", *CU12_WHEELS)
+    found = _where(_python_with(tmp_path, site), tmp_path)
+    n = site / "nvidia"
+    assert found["CUDNN_INC"] == f"{n}/cudnn/include" and found["CUDNN_LIB"] == f"{n}/cudnn/lib"
+    assert found["CUDART"] == f"{n}/cuda_runtime" and found["CUDART_SO"] == "libcudart.so.12"
+    assert found["CRT_INC"] == f"{n}/cuda_nvcc/include"
+
+
+def test_makefile_finds_the_cuda_13_wheels_and_their_other_soname(tmp_path):
+    site = _touch(tmp_path / "site", *CU13_WHEELS)
+    found = _where(_python_with(tmp_path, site), tmp_path)
+    n = site / "nvidia"
+    assert found["CUDNN_LIB"] == f"{n}/cudnn/lib"
+    assert found["CUDART"] == f"{n}/cu13" and found["CUDART_SO"] == "libcudart.so.13"
+    assert found["CRT_INC"] == f"{n}/cu13/include"
+
+
+def test_makefile_finds_a_system_toolkit_and_nvidias_debian_cudnn(tmp_path):
+    cuda = _touch(tmp_path / "cuda", *SYSTEM_CUDA)
+    usr = _touch(tmp_path / "usr", "include/cudnn.h", "lib/x86_64-linux-gnu/libcudnn.so.9")
+    found = _where(_python_with(tmp_path, None), tmp_path, CUDA_HOME=str(cuda),
+                   SYSTEM_INCLUDE=f"{usr}/include/x86_64-linux-gnu {usr}/include",
+                   SYSTEM_LIB=f"{usr}/lib/x86_64-linux-gnu {usr}/lib")
+    assert found["CUDNN_INC"] == f"{usr}/include"
+    assert found["CUDNN_LIB"] == f"{usr}/lib/x86_64-linux-gnu"
+    assert found["CUDART"] == str(cuda) and found["CUDART_LIB"] == f"{cuda}/lib64"
+    assert found["CUDART_SO"] == "libcudart.so.12" and found["CRT_INC"] == f"{cuda}/include"
+    # cuDNN's tarball in CUDNN_HOME comes before the system folders.
+    tarball = _touch(tmp_path / "cudnn", "include/cudnn.h", "lib/libcudnn.so.9")
+    found = _where(_python_with(tmp_path, None), tmp_path, CUDA_HOME=str(cuda),
+                   CUDNN_HOME=str(tarball), SYSTEM_INCLUDE=f"{usr}/include")
+    assert (found["CUDNN_INC"], found["CUDNN_LIB"]) == (f"{tarball}/include", f"{tarball}/lib")
+
+
+def test_makefile_prefers_the_wheels_and_takes_the_toolkits_runtime_when_no_wheel_has_one(
+        tmp_path):
+    cuda = _touch(tmp_path / "cuda", *SYSTEM_CUDA)
+    both = _touch(tmp_path / "both", *CU12_WHEELS)
+    found = _where(_python_with(tmp_path, both), tmp_path, CUDA_HOME=str(cuda))
+    assert found["CUDART"] == f"{both}/nvidia/cuda_runtime"  # the runtime that goes with the wheel
+    only_cudnn = _touch(tmp_path / "only", *CU12_WHEELS[:2])
+    found = _where(_python_with(tmp_path, only_cudnn), tmp_path, CUDA_HOME=str(cuda))
+    assert found["CUDNN_LIB"] == f"{only_cudnn}/nvidia/cudnn/lib" and found["CUDART"] == str(cuda)
+
+
+@pytest.mark.parametrize("have, says", [((), "no cuDNN found"),
+                                        (CU12_WHEELS[:2], "no CUDA runtime found")])
+def test_makefile_without_cudnn_or_runtime_fails_with_one_clear_message(tmp_path, have, says):
+    site = _touch(tmp_path / "site", *have)
+    r = subprocess.run(["make", "-s", "-C", str(C_DIR), f"BUILD_DIR={tmp_path}/b",
+                        f"{tmp_path}/b/version", f"PYTHON={_python_with(tmp_path, site)}",
+                        f"CUDA_HOME={tmp_path}/no-cuda", f"SYSTEM_INCLUDE={tmp_path}/none",
+                        f"SYSTEM_LIB={tmp_path}/none"],
+                       capture_output=True, text=True, timeout=60, env=_plain_env())
+    assert r.returncode != 0 and r.stderr.startswith(says), r.stderr
+    assert not (tmp_path / "b" / "version").exists()
+
+
+def test_makefile_builds_a_working_program_from_a_system_layout(tmp_path):
+    """The system branch for real: this machine's wheels rearranged as a toolkit in CUDA_HOME
+    (lib64/) and a cuDNN tarball in CUDNN_HOME; the program builds with -Werror and runs."""
+    cudnn, cudart, nvcc = _wheel("cudnn"), _wheel("cuda_runtime"), _wheel("cuda_nvcc")
+    cuda, tarball = tmp_path / "cuda", tmp_path / "cudnn"
+    (cuda / "lib64").mkdir(parents=True)
+    (cuda / "include").mkdir()
+    for header in (cudart / "include").iterdir():
+        (cuda / "include" / header.name).symlink_to(header)
+    (cuda / "include" / "crt").symlink_to(nvcc / "include" / "crt")
+    for lib in (cudart / "lib").glob("libcudart.so*"):
+        (cuda / "lib64" / lib.name).symlink_to(lib)
+    tarball.mkdir()
+    (tarball / "include").symlink_to(cudnn / "include")
+    (tarball / "lib").symlink_to(cudnn / "lib")
+    python = _python_with(tmp_path, None)
+    r = subprocess.run(["make", "-s", "-C", str(C_DIR), f"BUILD_DIR={tmp_path}/b",
+                        f"{tmp_path}/b/version", f"PYTHON={python}", f"CUDA_HOME={cuda}",
+                        f"CUDNN_HOME={tarball}", f"SYSTEM_INCLUDE={tmp_path}/none",
+                        f"SYSTEM_LIB={tmp_path}/none"],
+                       capture_output=True, text=True, timeout=120, env=_plain_env())
+    assert r.returncode == 0, r.stderr
+    out = run(tmp_path / "b" / "version")
+    assert out.returncode == 0 and "cudnnCreate:" in out.stdout, out.stderr
+    assert f"cuDNN   header {md.version('nvidia-cudnn-cu12').rsplit('.', 1)[0]}" in out.stdout
 
 
 @pytest.mark.skipif(_has_gpu(), reason="pins the device to CPU; the gpu tests cover a GPU machine")

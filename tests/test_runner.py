@@ -160,3 +160,64 @@ def test_execution_times_table_is_written(mini):
     run(mini)
     rows = json.loads((mini.root / ".cache" / "execution-times.json").read_text())
     assert rows[0]["snippet"] == "a.py" and rows[0]["status"] == "ok" and rows[0]["executed"]
+
+
+# A snippet that dies importing a framework this machine lacks: the import machinery is told
+# that the module does not exist, so the process ends exactly as on a machine without it.
+MISSING = """\
+import sys
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] == {module!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+sys.meta_path.insert(0, Missing())
+import {module}
+"""
+
+
+@pytest.mark.parametrize("module, says", [("tensorflow", "needs TensorFlow"),
+                                          ("tf_keras", "needs tf-keras"), ("jax", "needs JAX"),
+                                          ("torch", "needs PyTorch"), ("keras", "needs Keras")])
+def test_a_missing_framework_is_a_skip_in_a_gpu_run_and_a_failure_otherwise(mini, module, says):
+    mini.snippet("fw.py", MISSING.format(module=module))
+    o = run(mini)["fw.py"]
+    assert (o.status, o.problem) == ("failed", "exit status 1")
+    assert o.stderr.strip().endswith(f"ModuleNotFoundError: No module named '{module}'")
+    skipped = run(mini, skip_missing=True)["fw.py"]
+    assert (skipped.status, skipped.problem, skipped.executed) == ("skipped", says, True)
+    assert runner.failures([skipped]) == []
+    assert run(mini, skip_missing=True)["fw.py"].executed  # a skip is never cached
+
+
+def test_other_import_errors_and_caught_ones_still_fail_in_a_gpu_run(mini):
+    mini.snippet("helper_missing.py", MISSING.format(module="my_own_helper"))
+    # It survived the missing import and failed later, for another reason.
+    mini.snippet("caught.py", "\n".join(MISSING.format(module="tensorflow").splitlines()[:-1])
+                 + "\ntry:\n    import tensorflow\nexcept ImportError as e:\n"
+                 "    print(e, file=sys.stderr)\nraise SystemExit(3)\n")
+    mini.snippet("broken_install.py", "raise ImportError('libcudnn.so.9: cannot open shared "
+                 "object file')\n")
+    out = run(mini, skip_missing=True)
+    assert {rel: o.status for rel, o in out.items()} == {
+        "helper_missing.py": "failed", "caught.py": "failed", "broken_install.py": "failed"}
+
+
+def test_missing_framework_reads_only_the_last_line():
+    tail = "Traceback (most recent call last):\n  ...\nModuleNotFoundError: No module named 'jax.numpy'\n"
+    assert runner.missing_framework(tail) == "JAX"
+    assert runner.missing_framework(tail + "During handling...\nValueError: x\n") is None
+    assert runner.missing_framework("") is None
+
+
+def test_each_outcome_is_reported_as_soon_as_it_is_known(mini):
+    mini.snippet("a.py", "print('a')\n")
+    mini.snippet("b.py", "# snippet: exclusive\nprint('b')\n")
+    seen = []
+    ordered = runner.run_all(runner.Project(mini.root),
+                             on_done=lambda o: seen.append((o.snippet.rel, o.executed)))
+    assert seen == [("a.py", True), ("b.py", True)]  # the exclusive one runs after the others
+    assert [o.snippet.rel for o in ordered] == ["a.py", "b.py"]
+    seen.clear()
+    runner.run_all(runner.Project(mini.root),
+                   on_done=lambda o: seen.append((o.snippet.rel, o.executed)))
+    assert sorted(seen) == [("a.py", False), ("b.py", False)]

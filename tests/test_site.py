@@ -9,7 +9,7 @@ from conftest import REPO
 DOCS = REPO / "docs"
 SNIPPETS = REPO / "snippets"
 EMBED = re.compile(r'--8<--\s+"([^"]+)"')
-MARKERS = re.compile(r"<!--\s*(output|chart):\s*(\S+?)\s*-->")
+MARKERS = re.compile(r"<!--\s*(output|chart|gpu-chart|gpu-result):\s*(\S+?)\s*-->")
 
 
 def english_pages() -> list[Path]:
@@ -33,7 +33,8 @@ def test_every_page_is_built_in_both_languages(site):
             html = site_path(site, page, lang)
             assert html.is_file(), f"{page.relative_to(DOCS)} not built for {lang}: {html}"
             text = html.read_text(encoding="utf-8")
-            assert "<!-- output:" not in text and "<!-- chart:" not in text, html
+            for marker in ("output:", "chart:", "gpu-chart:", "gpu-result:", "machines-on-record"):
+                assert f"<!-- {marker}" not in text, (html, marker)
             assert "--8&lt;--" not in text and "--8<--" not in text, f"unresolved embed in {html}"
 
 
@@ -79,7 +80,7 @@ def test_every_embed_resolves_and_every_snippet_is_embedded():
                 assert _section_exists(path, section), f"{page.name}: {ref}: no such section"
             embedded.add(rel)
         for kind, rel in MARKERS.findall(page.read_text(encoding="utf-8")):
-            if kind == "output":
+            if kind in ("output", "gpu-result"):
                 assert (SNIPPETS / rel).is_file(), f"{page.name}: output of missing {rel}"
     files = {p.relative_to(SNIPPETS).as_posix() for p in SNIPPETS.rglob("*")
              if p.suffix in (".py", ".c") and "__pycache__" not in p.parts}

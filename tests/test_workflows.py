@@ -69,7 +69,10 @@ def test_gpu_workflow_never_runs_untrusted_code_on_the_self_hosted_runner():
         assert "gpu" in job["runs-on"]
         assert "github.repository ==" in job["if"] and "pull_request" in job["if"]
         assert job["permissions"] == {"contents": "read"}
-        assert "make test-gpu" in str(job["steps"])
+        runs = [step.get("run", "") for step in job["steps"]]
+        assert "make gpu-run" in runs  # every snippet and GPU test, recorded under results/
+        upload = [step for step in job["steps"] if step.get("with", {}).get("path") == "results/"]
+        assert upload, "the GPU run's records are kept as an artifact"
 
 
 def test_cpu_workflow_runs_the_readme_test_command():

@@ -4,10 +4,12 @@ Copy this file next to a benchmark snippet to run it on your own machine.
 """
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import platform
 import statistics
+import sys
 import tempfile
 import time
 from datetime import datetime, timezone
@@ -32,8 +34,17 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def provenance() -> dict:
-    """Where and with what a measurement was taken. Imports TensorFlow if it is installed."""
+    """Where and with what a measurement was taken: CPU, versions, date, and the GPU if the
+    framework this benchmark imported (TensorFlow, PyTorch or JAX) uses one. Imports nothing
+    new: a benchmark on a machine without TensorFlow still says which GPU it ran on."""
     info = {
         "cpu_model": cpu_model(),
         "cpu_cores": os.cpu_count(),
@@ -41,20 +52,29 @@ def provenance() -> dict:
         "platform": platform.platform(),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
+    for key, dist in (("tensorflow", "tensorflow"), ("keras", "keras"), ("tf_keras", "tf-keras"),
+                      ("torch", "torch"), ("jax", "jax")):
+        if _version(dist):
+            info[key] = _version(dist)
     gpu_name = None
-    try:
-        import tensorflow as tf
-        import keras
+    if "tensorflow" in sys.modules:
+        tf = sys.modules["tensorflow"]
         build = tf.sysconfig.get_build_info()
         # What TensorFlow was compiled against; only meaningful when a GPU is used.
-        info.update(tensorflow=tf.__version__, keras=keras.__version__,
-                    tf_built_with_cuda=build.get("cuda_version"),
+        info.update(tf_built_with_cuda=build.get("cuda_version"),
                     tf_built_with_cudnn=build.get("cudnn_version"))
         gpus = tf.config.list_physical_devices("GPU")
         if gpus:
             gpu_name = tf.config.experimental.get_device_details(gpus[0]).get("device_name", "GPU")
-    except ImportError:
-        pass
+    if "torch" in sys.modules and not gpu_name:
+        torch = sys.modules["torch"]
+        if torch.cuda.is_available():
+            gpu_name = torch.cuda.get_device_name(0)
+            info.update(torch_cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version())
+    if "jax" in sys.modules and not gpu_name:
+        jax = sys.modules["jax"]
+        if jax.default_backend() == "gpu":
+            gpu_name = jax.devices()[0].device_kind
     info["device"] = "GPU" if gpu_name else "CPU"
     info["device_name"] = gpu_name or info["cpu_model"]
     # The label every chart and table shows: never a CPU figure without "CPU" in front.

@@ -1,0 +1,284 @@
+"""One run on a GPU machine that leaves records to commit under results/<machine>/.
+
+    python -m pipeline.gpu_run                  # every snippet and every GPU test, on this GPU
+    python -m pipeline.gpu_run --machine lab-a100 --only benchmarks/cudnn_speedup_torch.py
+    make gpu-run PYTHON=python3                 # a Python that already holds the frameworks
+
+Every snippet runs (one at a time: frameworks take most of the GPU's memory), with whatever
+frameworks this Python has: one that dies importing a missing framework is skipped ("needs
+TensorFlow"), not failed. Each success becomes a record as soon as it finishes (pipeline/
+records.py), so an interrupted run keeps what it finished. Then the tests marked `gpu` run,
+and results/<machine>/machine.json gets the machine's provenance and what the run did. Needs
+nothing but the standard library (and pytest for the tests): no virtualenv, no network.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import device, machine, records, runner
+from .snippets import SnippetError, discover
+
+DEFAULT_SCALE = 4  # BENCH_SCALE on a GPU: the CPU build's sizes are too small to mean much there
+SUMMARY_WIDTH = 100
+# The frameworks share one GPU inside the test process: none may take all of its memory.
+TEST_ENV = {"TF_FORCE_GPU_ALLOW_GROWTH": "true", "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
+            "TF_CPP_MIN_LOG_LEVEL": "2"}
+_MISSING_IN_TRACE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+
+
+class BadInput(Exception):
+    pass
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# --- the GPU tests -------------------------------------------------------------------------------
+
+def gpu_test_files(root: Path) -> list[Path]:
+    """Test modules holding a test marked `gpu`. Only those are collected: the others import
+    tools (Playwright, MkDocs) a GPU machine need not have."""
+    return sorted(p for p in (root / "tests").glob("test_*.py")
+                  if "pytest.mark.gpu" in p.read_text(encoding="utf-8", errors="replace"))
+
+
+def _missing_framework(text: str) -> str | None:
+    for name in reversed(_MISSING_IN_TRACE.findall(text or "")):
+        framework = runner.FRAMEWORKS.get(name.split(".")[0])
+        if framework:
+            return framework
+    return None
+
+
+def read_junit(path: Path) -> dict:
+    """{"passed": n, "failed": {test: first line}, "skipped": {reason: [tests]}} from pytest's
+    JUnit XML. A test module that cannot be imported for want of a framework is skipped with
+    "needs <framework>"; any other error is a failure."""
+    summary: dict = {"passed": 0, "failed": {}, "skipped": defaultdict(list)}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        name = "::".join(filter(None, (case.get("classname"), case.get("name"))))
+        bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+        skip = case.find("skipped")
+        if bad is not None:
+            text = (bad.get("message") or "") + "\n" + (bad.text or "")
+            framework = _missing_framework(text) if case.find("error") is not None else None
+            if framework:
+                summary["skipped"][f"needs {framework}"].append(name)
+            else:
+                lines = [ln for ln in (bad.get("message") or bad.text or "failed").splitlines()
+                         if ln.strip()]
+                summary["failed"][name] = lines[0][:300] if lines else "failed"
+        elif skip is not None:
+            reason = (skip.get("message") or "skipped").strip()
+            reason = re.sub(r"^[^:]+\.py:\d+: ", "", reason)  # pytest prefixes file:line
+            summary["skipped"][reason].append(name)
+        else:
+            summary["passed"] += 1
+    summary["skipped"] = dict(summary["skipped"])
+    return summary
+
+
+def run_gpu_tests(root: Path, python: str = sys.executable) -> dict:
+    """`pytest -m gpu` on the modules that hold GPU tests, in a child process; its summary."""
+    if importlib.util.find_spec("pytest") is None:
+        return {"not_run": "pytest is not installed for this Python"}
+    files = gpu_test_files(root)
+    if not files:
+        return {"not_run": "no test is marked gpu"}
+    with tempfile.TemporaryDirectory(prefix="gpu-tests-") as tmp:
+        junit = Path(tmp) / "junit.xml"
+        cmd = [python, "-m", "pytest", "-m", "gpu", "-p", "no:cacheprovider", "-q",
+               "--continue-on-collection-errors", f"--junitxml={junit}",
+               *(str(p.relative_to(root)) for p in files)]
+        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True,
+                              env={**os.environ, **TEST_ENV})
+        if not junit.is_file():
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or ["no output"]
+            return {"not_run": f"pytest exited {proc.returncode}: {tail[0][:200]}"}
+        summary = read_junit(junit)
+    summary["returncode"] = proc.returncode
+    return summary
+
+
+# --- the run ---------------------------------------------------------------------------------------
+
+def _wrap(label: str, names: list[str], limit: int = 3) -> list[str]:
+    text = f"{label} ({len(names)}): " + ", ".join(names)
+    lines = textwrap.wrap(text, SUMMARY_WIDTH, subsequent_indent="      ")
+    if len(lines) > limit:
+        lines = lines[:limit]
+        lines[-1] += " …"
+    return ["  " + line for line in lines]
+
+
+def summary_lines(state: dict, where: str) -> list[str]:
+    """The one-screen summary: what ran, what was skipped and why, what failed, where."""
+    run, p = state["run"], state["provenance"]
+    facts = [f"driver {p['driver']}" if p.get("driver") else "",
+             f"CUDA {p['cuda_driver_supports']}" if p.get("cuda_driver_supports") else "",
+             f"cuDNN {p['torch_cudnn']} (PyTorch)" if p.get("torch_cudnn") else ""]
+    lines = [f"Run on {p['machine']}" + (f" ({', '.join(filter(None, facts))})"
+                                         if any(facts) else "")]
+    recorded = run["recorded"]
+    lines.append(f"snippets: {len(recorded)} recorded, {len(run['skipped'])} skipped, "
+                 f"{len(run['failed'])} failed")
+    by_reason = defaultdict(list)
+    for rel, reason in run["skipped"].items():
+        by_reason[reason].append(rel)
+    for reason, rels in sorted(by_reason.items()):
+        lines += _wrap(f"skipped, {reason}", rels)
+    for rel, problem in run["failed"].items():
+        lines.append(f"  FAILED {rel}: {problem}")
+    tests = run.get("gpu_tests") or {}
+    if "not_run" in tests:
+        lines.append(f"GPU tests: not run: {tests['not_run']}")
+    elif tests:
+        skipped = tests["skipped"]
+        lines.append(f"GPU tests: {tests['passed']} passed, {len(tests['failed'])} failed, "
+                     f"{sum(map(len, skipped.values()))} skipped")
+        for reason, names in sorted(skipped.items()):
+            lines += _wrap(f"skipped, {reason}", [n.rsplit('::', 1)[-1] for n in names], 1)
+        for name, why in list(tests["failed"].items())[:8]:
+            lines.append(f"  FAILED {name}: {why[:SUMMARY_WIDTH]}")
+    n = len(recorded)
+    lines.append(f"records: {where}/ (machine.json and {n} snippet{'' if n == 1 else 's'}): "
+                 f"commit them with `git add {where}`")
+    return lines
+
+
+def record_run(project: runner.Project, results: Path, *, machine_name: str | None = None,
+               only: list[str] | None = None, tests: bool = True, jobs: int = 1,
+               log=print, state: dict | None = None) -> tuple[int, dict]:
+    """Run, record, test: the GPU run, and benchmarks/run_benchmarks.py on any machine.
+    Returns (exit status, the machine.json written); `state` is filled as the run goes, for a
+    caller that is interrupted."""
+    prov = machine.provenance()
+    slug = records.machine_slug(machine_name or prov["machine"])
+    state = state if state is not None else {}
+    state.update(slug=slug, provenance=prov,
+                 run={"started_at": _now(), "finished_at": None,
+                      "bench_scale": int(os.environ.get("BENCH_SCALE", "1")),
+                      "recorded": [], "skipped": {}, "failed": {}, "gpu_tests": None})
+    records.write_machine(results, slug, state)
+    where = (results / slug).relative_to(project.root).as_posix() \
+        if (results / slug).is_relative_to(project.root) else str(results / slug)
+    log(f"Run on {prov['machine']}: records go to {where}/")
+
+    def done(o: runner.Outcome) -> None:
+        run = state["run"]
+        if o.status == runner.OK:
+            source = records.source_hash(o.snippet, project.snippets)
+            if not records.already(results, slug, o.snippet.rel, o.finished_at, source):
+                records.write(results, slug, Path(o.data_dir).parent, source, prov)
+            run["recorded"].append(o.snippet.rel)
+        elif o.status in (runner.SKIPPED, runner.NEEDS_GPU):  # the latter on a CPU only
+            run["skipped"][o.snippet.rel] = o.problem or "needs a GPU"
+        else:
+            run["failed"][o.snippet.rel] = o.problem
+        records.write_machine(results, slug, state)
+        how = "ran" if o.executed else "cached"
+        log(f"{o.status:8} {how:6} {o.seconds:7.1f}s  {o.snippet.rel}"
+            + (f"  ({o.problem})" if o.problem else ""))
+        if o.status not in (runner.OK, runner.SKIPPED) and o.stderr_tail():
+            log("    " + o.stderr_tail().replace("\n", "\n    "))
+
+    runner.run_all(project, only=only, jobs=jobs, skip_missing=True, on_done=done)
+    if tests:
+        log("GPU tests (pytest -m gpu) ...")
+        state["run"]["gpu_tests"] = run_gpu_tests(project.root)
+    state["run"]["finished_at"] = _now()
+    records.write_machine(results, slug, state)
+    log("")
+    for line in summary_lines(state, where):
+        log(line)
+    t = state["run"]["gpu_tests"] or {}
+    return (1 if state["run"]["failed"] or t.get("failed") else 0), state
+
+
+# Settings the tests use to run benchmarks small or on the CPU: their figures are not records.
+TEST_SETTINGS = {"BENCH_QUICK": "too few repetitions", "BENCH_CPU_DRY_RUN": "a dry run on the CPU"}
+
+
+def refuse_test_settings() -> None:
+    for name, what in TEST_SETTINGS.items():
+        if os.environ.get(name, "") not in ("", "0"):
+            raise BadInput(f"{name} is set ({what}): such results are not for results/; unset it")
+
+
+def positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
+    return int(text)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line, exit 2
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = Parser(prog="gpu_run", description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, default=Path("."), help="the project folder")
+    ap.add_argument("--results", type=Path, help="where records go (default: ROOT/results)")
+    ap.add_argument("--machine", help="the machine's folder name (default: from the GPU's name)")
+    ap.add_argument("--only", nargs="+", metavar="SNIPPET", help="only these (relative to snippets/)")
+    ap.add_argument("--no-tests", action="store_true", help="do not run the GPU tests")
+    ap.add_argument("--scale", type=positive_int, default=None,
+                    help=f"BENCH_SCALE for the benchmarks (default {DEFAULT_SCALE})")
+    ap.add_argument("--jobs", type=positive_int, default=1, help="snippets at once (default 1)")
+    args = ap.parse_args(argv)
+    project = runner.Project(args.root)
+    results = (args.results or project.root / "results").resolve()
+    try:
+        refuse_test_settings()
+        if results.exists() and not results.is_dir():
+            raise BadInput(f"--results {results} is not a folder")
+        if args.machine is not None:
+            records.machine_slug(args.machine)
+        known = {s.rel for s in discover(project.snippets)}
+        unknown = [rel for rel in args.only or [] if rel not in known]
+        if unknown:
+            raise BadInput(f"no such snippet: {', '.join(unknown)}")
+        scale = args.scale or os.environ.get("BENCH_SCALE") or str(DEFAULT_SCALE)
+        if not str(scale).isdigit() or int(scale) < 1:
+            raise BadInput(f"BENCH_SCALE must be a positive whole number, got {scale!r}")
+        if not device.has_gpu():
+            raise BadInput("no CUDA GPU visible (nvidia-smi finds none): a GPU run needs one. "
+                           "For this machine's benchmark figures: "
+                           "python benchmarks/run_benchmarks.py")
+    except (BadInput, records.RecordError, SnippetError) as e:
+        print(f"gpu_run: error: {e}", file=sys.stderr)
+        return 2
+    os.environ["BENCH_SCALE"] = str(scale)  # part of every cache key, and in each benchmark's data
+    # A cancelled CI job sends SIGTERM: stop like Ctrl-C, so that the running snippet is killed
+    # too and the records already written stay as they are.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    state: dict = {}
+    try:
+        status, _ = record_run(project, results, machine_name=args.machine, only=args.only,
+                               tests=not args.no_tests, jobs=args.jobs, state=state)
+    except KeyboardInterrupt:
+        done = len(state.get("run", {}).get("recorded", []))
+        where = results / state["slug"] if "slug" in state else results
+        shown = where.relative_to(project.root) if where.is_relative_to(project.root) else where
+        print(f"gpu_run: interrupted; {done} record(s) kept in {shown}/", file=sys.stderr)
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
