@@ -459,7 +459,8 @@ def _load(path: str):
         head = f.read(8)
     if head.startswith(b"\x89HDF"):
         raise _Fail(f"{path}: legacy HDF5 (.h5) file; load it with your Keras version and "
-                    "save it as .keras, or call check_model() on the loaded model")
+                    "save it as .keras, or call check_model() on the loaded model "
+                    f"({SITE}legacy/#find-old-defaults)")
     if not zipfile.is_zipfile(path):
         raise _Fail(f"{path}: not a .keras archive (not a zip file)")
     try:
