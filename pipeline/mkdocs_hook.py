@@ -303,11 +303,24 @@ def render_machines(config) -> str:
     return "\n".join(rows)
 
 
+def _at_marker(render):
+    """A re.sub replacement that indents every line of the rendered block as deep as its
+    marker, so a marker inside an admonition or a collapsed block stays inside it."""
+    def replace(m):
+        indent = m.string[m.string.rfind("\n", 0, m.start()) + 1:m.start()]
+        block = render(m)
+        if not indent or indent.strip():  # not at the start of an indented line
+            return block
+        return block.replace("\n", "\n" + indent)
+    return replace
+
+
 def on_page_markdown(markdown, page, config, files):
-    markdown = OUTPUT.sub(lambda m: render_output(m.group(1), config, page), markdown)
-    markdown = GPU_RESULT.sub(lambda m: render_gpu_result(m.group(1), config, page), markdown)
-    markdown = MACHINES.sub(lambda m: render_machines(config), markdown)
-    return TIMES.sub(lambda m: render_times(config), markdown)
+    markdown = OUTPUT.sub(_at_marker(lambda m: render_output(m.group(1), config, page)), markdown)
+    markdown = GPU_RESULT.sub(_at_marker(lambda m: render_gpu_result(m.group(1), config, page)),
+                              markdown)
+    markdown = MACHINES.sub(_at_marker(lambda m: render_machines(config)), markdown)
+    return TIMES.sub(_at_marker(lambda m: render_times(config)), markdown)
 
 
 def _local_result_files(benchmark: str) -> list[Path]:

@@ -68,3 +68,20 @@ def test_execution_off_shows_not_executed_instead_of_running(mini):
     proc = mini.build(env={**ENV, "SNIPPETS_EXECUTE": "0"})
     assert proc.returncode == 0 and executed_count(proc.stderr) == 0
     assert "Not executed" in (mini.root / "site" / "index.html").read_text()
+
+
+def test_output_marker_inside_a_collapsed_block_stays_inside_it(mini):
+    """A page may put a snippet's output one click away: the whole fenced output is indented
+    into the block, not just its first line."""
+    mini.snippet("a.py", "print('first line')\nprint('second line')\n")
+    mini.page("a.py")
+    (mini.root / "mkdocs.yml").write_text((mini.root / "mkdocs.yml").read_text()
+                                          + "  - pymdownx.details\n")
+    index = mini.root / "docs" / "index.md"
+    index.write_text("# Mini\n\n??? note \"Folded\"\n\n    <!-- output: a.py -->\n\nAfter.\n")
+    proc = mini.build(env=ENV)
+    assert proc.returncode == 0, proc.stderr
+    html = (mini.root / "site" / "index.html").read_text()
+    details = html[html.index("<details"):html.index("</details>")]
+    assert "first line" in details and "second line" in details, html
+    assert "<p>After.</p>" in html[html.index("</details>"):]
