@@ -7,7 +7,8 @@
     }
     ```
 
-The graph's name is the diagram's accessible name (what a screen reader says); the drawing takes
+The graph's name is the diagram's accessible name (what a screen reader says); a node's `href`
+makes the box a link (relative to the page's URL, as in `criteria/#versions`). The drawing takes
 the page's text colour, so it follows the light and dark palettes. A diagram that does not parse
 is logged as an error, which fails the strict build and shows an error box under `make serve`.
 """
@@ -49,4 +50,7 @@ def _inline(svg: str) -> str:
     svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
     title = _TITLE.search(svg)
     name = title.group(1).strip() if title else ""
-    return _SVG_START.sub(f'<svg role="img" aria-label="{name}"', svg, count=1)
+    # role="img" hides an image's parts from screen readers; a diagram whose boxes are links
+    # (href= in the dot source) is a group instead, so that its links can be read and followed.
+    role = "group" if "<a " in svg else "img"
+    return _SVG_START.sub(f'<svg role="{role}" aria-label="{name}"', svg, count=1)

@@ -512,10 +512,11 @@ def test_diagrams_are_drawn_named_and_follow_the_palette(open_tab, lang, url):
     assert figures.count() == expected, f"{path}: {figures.count()} diagrams, expected {expected}"
     problems = []
     for i, figure in enumerate(figures.all()):
-        svg = figure.locator(":scope > svg[role=img]")
+        # role=img, or role=group when its boxes are links (pipeline/diagrams.py)
+        svg = figure.locator(":scope > svg[role=img], :scope > svg[role=group]")
         name = svg.get_attribute("aria-label") if svg.count() == 1 else None
         if not name:
-            problems.append(f"diagram {i + 1}: no <svg role=img> with an aria-label")
+            problems.append(f"diagram {i + 1}: no <svg role=img|group> with an aria-label")
             continue
         box = svg.bounding_box()
         texts = svg.evaluate("s => [...s.querySelectorAll('text')].map(t => t.textContent.trim())")
@@ -614,3 +615,103 @@ def test_notebook_math_is_typeset_at_build_and_no_math_script_loads(open_tab, la
     leftover = re.findall(r"\$\$|\$[^$\s][^$\n]*\$|\\(?:frac|sigma|tanh|odot)\b", text)
     assert not leftover, f"{path}: TeX left as text: {leftover[:5]}"
     assert not tab.problems, report(path, tab.problems)
+
+
+# --- a reader's first minute: the answer, the decision diagram, their framework ---------------
+
+FRAMEWORKS = ("Keras 2 (tf-keras)", "Keras 3 · TensorFlow", "Keras 3 · JAX", "Keras 3 · PyTorch",
+              "PyTorch")
+# The pages whose framework tabs follow the reader's choice.
+TABBED = [url for url in SOURCES if all(f'=== "{name}"' in SOURCES[url].read_text(encoding="utf-8")
+                                        for name in FRAMEWORKS)]
+CHOSEN_TAB = """() => [...document.querySelectorAll('.tabbed-set')]
+    .filter(set => set.querySelector('.tabbed-labels'))
+    .map(set => { const input = set.querySelector(':scope > input:checked');
+                  return set.querySelector(`label[for="${input.id}"]`).innerText.trim(); })"""
+
+
+def test_framework_tabs_are_on_the_reader_pages():
+    assert {"", "criteria/", "fixing/"} <= set(TABBED), TABBED
+
+
+@pytest.mark.parametrize("choice", ["Keras 3 · JAX", "PyTorch"])
+def test_the_framework_choice_follows_the_reader_across_pages_and_languages(open_tab, choice):
+    """Pick a framework once on the home page: every tab set on every other page, in both
+    languages, opens on it (Material's linked tabs, remembered in the browser)."""
+    tab = open_tab("/")
+    exactly = re.compile(f"^{re.escape(choice)}$")
+    tab.page.locator(".tabbed-labels label").filter(has_text=exactly).first.click()
+    tab.settle()  # leaving a page while its search index loads aborts those requests
+    problems = []
+    for lang in LANGS:
+        for url in TABBED:
+            path = path_of(lang, url)
+            tab.goto(path)
+            tab.settle()
+            chosen = tab.page.evaluate(CHOSEN_TAB)
+            if not chosen or any(c != choice for c in chosen):
+                problems.append(f"{path}: tabs show {chosen}, the reader chose {choice!r}")
+    problems += tab.problems
+    assert not problems, report("framework choice", problems)
+
+
+# What the reader sees before the first code block longer than three lines.
+OPENING = """() => {
+    let text = '', table = false;
+    for (const e of document.querySelectorAll('article > *')) {
+        if (e.matches('.highlight, [class^="language-"]') && e.innerText.split('\\n').length > 3) break;
+        text += e.innerText + '\\n';
+        table = table || e.tagName === 'TABLE' || !!e.querySelector('table');
+    }
+    return {text, table};
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_answer_comes_before_any_code(open_tab, lang):
+    """The home page and the warning page open with the short answer: the message, a table of
+    its causes with their fixes, and the checker, before any long code."""
+    problems = []
+    for url in ("", "warning/"):
+        path = path_of(lang, url)
+        tab = open_tab(path)
+        opening = tab.page.evaluate(OPENING)
+        if not opening["table"]:
+            problems.append(f"{path}: no table of causes before the first long code block")
+        for needle in ("will not use cuDNN kernels since it doesn't meet the criteria",
+                       "recurrent_dropout=0", 'recurrent_activation="sigmoid"', "cudnn_check.py"):
+            if needle not in opening["text"]:
+                problems.append(f"{path}: {needle!r} is not before the first long code block")
+        problems += tab.problems
+    assert not problems, report(lang, problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_decision_diagram_has_a_path_per_framework_and_every_box_links_to_its_proof(
+        open_tab, site_root, lang):
+    tab = open_tab(path_of(lang, ""))
+    svg = tab.page.locator("figure.diagram svg[role=group]")
+    assert svg.count() == 1, "the home page has no linked decision diagram"
+    name = svg.get_attribute("aria-label")
+    assert "cuDNN" in name and all(f in name for f in ("JAX", "PyTorch", "TensorFlow", "tf-keras"))
+    links = svg.evaluate("""s => [...s.querySelectorAll('a')].map(a => ({
+        href: new URL(a.getAttribute('href') || a.getAttribute('xlink:href'), location.href).href,
+        text: a.textContent.trim()}))""")
+    assert len(links) >= 15, links
+    problems = []
+    for link in links:
+        url = urlsplit(link["href"])
+        if url.path.startswith("/es/") != (lang == "es"):
+            problems.append(f"{link['text']!r} -> {link['href']}: another language")
+        target = site_root / url.path.lstrip("/") / "index.html"
+        if not target.is_file() or f'id="{url.fragment}"' not in target.read_text(encoding="utf-8"):
+            problems.append(f"{link['text']!r} -> {link['href']}: no such page or anchor")
+    # The box a reader clicks takes them there.
+    tab.settle()
+    problems += tab.problems
+    before = len(tab.problems)
+    tab.page.locator("figure.diagram svg a", has_text="torch.backends").first.click()
+    tab.page.wait_for_url(re.compile(r"/criteria/#pt-flags$"))
+    # leaving the page may abort the search worker's downloads: that is the click, not a fault
+    problems += [p for p in tab.problems[before:] if "net::ERR_ABORTED" not in p]
+    assert not problems, report(lang, problems)
