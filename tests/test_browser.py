@@ -715,3 +715,49 @@ def test_the_decision_diagram_has_a_path_per_framework_and_every_box_links_to_it
     # leaving the page may abort the search worker's downloads: that is the click, not a fault
     problems += [p for p in tab.problems[before:] if "net::ERR_ABORTED" not in p]
     assert not problems, report(lang, problems)
+
+
+def _pasted_messages() -> list[tuple[str, str, str]]:
+    """(page url, anchor, message) for every message a page quotes in a heading: what a reader
+    pastes into the search box."""
+    found = []
+    for url in ("warning/", "legacy/", "troubleshooting/"):
+        text = SOURCES[url].read_text(encoding="utf-8")
+        for m in re.finditer(r'^#{1,3} .*?"([^"\n]{12,})"[^\n]*?(?:\{\s*#([\w-]+)\s*\})?\s*$', text, re.M):
+            found.append((url, m.group(2) or "", m.group(1)))
+    return found
+
+
+PASTED = _pasted_messages()
+
+
+def test_the_pasted_messages_are_found():
+    assert len(PASTED) >= 8, PASTED
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_site_search_finds_each_message_by_a_pasted_fragment(open_tab, lang):
+    """A reader pastes a piece of the message (its first six words, as copied from a log):
+    the search lists the page that explains it, in the language being read."""
+    tab = open_tab(path_of(lang, ""))
+    page = tab.page
+    box = page.locator("input.md-search__input")
+    problems = []
+    for url, anchor, message in PASTED:
+        fragment = " ".join(message.split()[:6])
+        box.click()
+        box.fill(fragment)
+        box.press("End")  # Material searches on keyup
+        results = page.locator(".md-search-result__list a")
+        try:
+            results.first.wait_for(timeout=15_000)
+        except PlaywrightTimeout:
+            problems.append(f"{fragment!r}: no result")
+            continue
+        want = path_of(lang, url)
+        hrefs = [urlsplit(a.get_attribute("href")) for a in results.all()]
+        if not any(h.path == want and (not anchor or h.fragment in ("", anchor)) for h in hrefs):
+            problems.append(f"{fragment!r}: {want}#{anchor} not among {[h.geturl() for h in hrefs][:8]}")
+        box.fill("")
+    problems += tab.problems
+    assert not problems, report(lang, problems)
