@@ -62,15 +62,30 @@ IN_TENSORFLOW = {
     "xla": ["No registered '", "' OpKernel for ", " devices compatible with node"],
 }
 # Messages no installed library contains: the page must cite an issue for each.
-CITED = {"dnn-not-found": "tensorflow", "fail-to-find": "tensorflow",
-         "pytorch-contiguous": "torch"}
+CITED = {"dnn-not-found": "tensorflow", "fail-to-find": "tensorflow"}
+# Messages only CUDA builds of PyTorch contain: the part to look for, and the source file the
+# page cites. They must be absent from the CPU build installed here (a CUDA build there flips
+# the test: then show a GPU record instead of the mark).
+PYTORCH_CUDA_ONLY = {
+    "pytorch-contiguous": ("RNN module weights are not part of single contiguous chunk of memory",
+                           "aten/src/ATen/native/cudnn/RNN.cpp"),
+    "pytorch-eval-backward": ("cudnn RNN backward can only be called in training mode",
+                              "aten/src/ATen/native/cudnn/RNN.cpp"),
+    "pytorch-deterministic": ("it uses CuBLAS and you have CUDA >= 10.2",
+                              "aten/src/ATen/Context.cpp"),
+}
+CUDA_ONLY_MARK = {"md": "Only CUDA builds of PyTorch print this; not reproduced here",
+                  "es.md": "Solo las compilaciones de PyTorch con CUDA imprimen esto; no se reproduce aquí"}
+# Messages the installed PyTorch produces on a CPU (reproduced by snippets/troubleshooting/pytorch_cpu.py).
+IN_TORCH = {"pytorch-enforce-sorted"}
 
 
 def test_every_quoted_message_exists_and_is_checked():
     found = messages()
     used = set(re.findall(r'--8<-- "troubleshooting/messages.txt:([\w-]+)"', PAGE.read_text()))
     assert used <= set(found), used - set(found)
-    checked = set(IN_TENSORFLOW) | set(CITED) | {"keras-mask", "use-cudnn-true", "cudnn-create"}
+    checked = (set(IN_TENSORFLOW) | set(CITED) | set(PYTORCH_CUDA_ONLY) | IN_TORCH
+               | {"keras-mask", "use-cudnn-true", "cudnn-create"})
     assert set(found) == checked, set(found) ^ checked
 
 
@@ -138,3 +153,56 @@ def test_page_embeds_the_same_things_in_both_languages():
     en = refs.findall(PAGE.read_text())
     es = refs.findall(PAGE.with_suffix(".es.md").read_text())
     assert en == es
+
+
+def _torch_files() -> list[Path]:
+    root = _pkg("torch")
+    return [p for p in root.rglob("*") if p.is_file() and p.stat().st_size
+            and (p.suffix == ".py" or ".so" in p.name)]
+
+
+@pytest.fixture(scope="module")
+def torch_files() -> list[Path]:
+    return _torch_files()
+
+
+@pytest.mark.parametrize("name", sorted(PYTORCH_CUDA_ONLY))
+def test_cuda_only_pytorch_messages_are_absent_here_cited_and_marked(name, torch_files):
+    import torch
+    assert not torch.version.cuda, "a CUDA build of PyTorch: show its GPU record instead"
+    key, source = PYTORCH_CUDA_ONLY[name]
+    assert key in messages()[name]
+    assert not any(in_binary(p, key) for p in torch_files), (name, key)
+    link = f"https://github.com/pytorch/pytorch/blob/v{torch.__version__.split('+')[0]}/{source}"
+    for suffix, mark in CUDA_ONLY_MARK.items():
+        page = PAGE.with_suffix("." + suffix)
+        sections = [s for s in _sections(page.read_text()).values() if f"messages.txt:{name}" in s]
+        assert len(sections) == 1, (page.name, name)
+        assert mark in sections[0], (page.name, name, "no CUDA-only mark")
+        assert link in sections[0], (page.name, name, f"no link to {link} (the installed torch)")
+
+
+def test_pytorch_messages_a_cpu_prints_are_in_the_installed_torch(torch_files):
+    lib = next(p for p in torch_files if p.name == "libtorch_cpu.so")
+    for name in IN_TORCH:
+        text = messages()[name].split(": ", 1)[1]
+        assert in_binary(lib, text), name
+        for suffix, mark in CUDA_ONLY_MARK.items():
+            section = next(s for s in _sections(PAGE.with_suffix("." + suffix).read_text()).values()
+                           if f"messages.txt:{name}" in s)
+            assert mark not in section
+
+
+def test_pytorch_cpu_snippet_prints_the_quoted_error():
+    r = subprocess.run([sys.executable, str(REPO / "snippets/troubleshooting/pytorch_cpu.py")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "RuntimeError: " + messages()["pytorch-enforce-sorted"].split(": ", 1)[1] in r.stdout
+    assert "torch.backends.cudnn.deterministic is still False" in r.stdout
+
+
+def test_pytorch_gpu_snippet_asserts_each_cuda_only_message():
+    """The GPU run proves the quotes: its snippet checks for each CUDA-only message's text."""
+    code = (REPO / "snippets/troubleshooting/pytorch_gpu.py").read_text()
+    for name, (key, _source) in PYTORCH_CUDA_ONLY.items():
+        assert key in code, name
