@@ -17,6 +17,7 @@ rng = np.random.default_rng(0)
 x_all = rng.normal(size=(max(batches) * n, steps, features)).astype("float32")
 y_all = rng.normal(size=(max(batches) * n, 1)).astype("float32")
 
+# --8<-- [start:compare]
 results = []
 for variant, kwargs in (("LSTM recurrent_dropout=0.2 (never cuDNN)", {"recurrent_dropout": 0.2}),
                         ("LSTM default (cuDNN-eligible)", {})):
@@ -29,6 +30,7 @@ for variant, kwargs in (("LSTM recurrent_dropout=0.2 (never cuDNN)", {"recurrent
         x, y = x_all[:batch], y_all[:batch]  # every variant sees the same samples
         timing = _bench.measure(lambda: model.train_on_batch(x, y), warmup=3, repeats=9)
         results.append({"variant": variant, "x": batch, **_bench.per_second(timing, batch)})
+# --8<-- [end:compare]
 
 print(f"{'variant':42} {'batch':>5} {'samples/s':>10} {'ms/step':>8}")
 for r in results:

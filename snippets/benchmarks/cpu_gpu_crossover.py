@@ -21,6 +21,7 @@ BATCHES, STEPS, FEATURES = ([1] if dry else [1, 32]), (4 if dry else 32), 16
 
 
 # --8<-- [start:show]
+# --8<-- [start:compare]
 def step_on(device, mode, units, batch):
     """One call of the same LSTM, weights and data on one device."""
     torch.manual_seed(0)
@@ -37,6 +38,7 @@ def step_on(device, mode, units, batch):
             rnn(x)[0].pow(2).mean().backward()
             opt.step()
     return step
+# --8<-- [end:compare]
 
 
 rows, crossover = [], {}

@@ -19,6 +19,7 @@ devices = ["CPU"] + (["GPU"] if tf.config.list_physical_devices("GPU") else [])
 rng = np.random.default_rng(0)
 
 results = []
+# --8<-- [start:compare]
 for size, (batch, units) in sizes.items():
     x = rng.normal(size=(batch, steps, features)).astype("float32")  # same data on each device
     y = rng.normal(size=(batch, 1)).astype("float32")
@@ -32,6 +33,7 @@ for size, (batch, units) in sizes.items():
             timing = _bench.measure(lambda: model.train_on_batch(x, y), warmup=3, repeats=9)
         results.append({"variant": f"{size} on {device}", "device": device, "size": size,
                         **timing})
+# --8<-- [end:compare]
         print(f"{size:34} on {device}: median {timing['median']:8.2f} ms per train step "
               f"(IQR {timing['q1']:.2f}-{timing['q3']:.2f})")
 

@@ -19,6 +19,7 @@ NEUTRAL = {"activation": lambda v: tf.tanh(v)}  # same numbers, not eligible for
 
 
 # --8<-- [start:show]
+# --8<-- [start:compare]
 def paths(layer, mode, size):
     units, steps, batch = size["units"], size["steps"], size["batch"]
     rng = np.random.default_rng(0)
@@ -35,6 +36,7 @@ def paths(layer, mode, size):
     if mode == "train":
         return tuple(lambda m=m: m.train_on_batch(x, y) for m in models)
     return tuple(lambda m=m: m.predict_on_batch(x) for m in models)
+# --8<-- [end:compare]
 
 
 def cudnn_ops(layer):

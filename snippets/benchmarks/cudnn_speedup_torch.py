@@ -20,6 +20,7 @@ torch.backends.cuda.matmul.allow_tf32 = False
 
 
 # --8<-- [start:show]
+# --8<-- [start:compare]
 def paths(layer, mode, size):
     """One step on cuDNN and the same step on PyTorch's generic CUDA kernels."""
     torch.manual_seed(0)
@@ -42,6 +43,7 @@ def paths(layer, mode, size):
             step()
 
     return step, generic
+# --8<-- [end:compare]
 
 
 def ran_cudnn(fn):

@@ -24,6 +24,7 @@ data = {s: (rng.normal(size=(batch, s, features)).astype("float32"),  # same dat
             rng.normal(size=(batch, 1)).astype("float32")) for s in steps_sweep}
 
 
+# --8<-- [start:compare]
 def variants(kind, units):
     layer = getattr(keras.layers, kind)           # keras.layers.LSTM or keras.layers.GRU
     cell = getattr(keras.layers, kind + "Cell")  # keras.layers.LSTMCell or GRUCell
@@ -46,6 +47,7 @@ for steps, units in sizes:
                 timing = _bench.measure(step, warmup=2, repeats=11)
                 rows.append({"name": name, "layer": kind, "mode": mode, "steps": steps,
                              "units": units, **timing})
+# --8<-- [end:compare]
 
 
 def default_of(r):

@@ -17,6 +17,7 @@ rng = np.random.default_rng(0)
 x = rng.normal(size=(batch, steps, features)).astype("float32")  # same data for every variant
 y = rng.normal(size=(batch, 1)).astype("float32")
 
+# --8<-- [start:compare]
 results = []
 for variant, kwargs in [("LSTM default (cuDNN-eligible)", {}),
                         ("LSTM recurrent_dropout=0.2", {"recurrent_dropout": 0.2})]:
@@ -27,6 +28,7 @@ for variant, kwargs in [("LSTM default (cuDNN-eligible)", {}),
     model.compile(optimizer="adam", loss="mse")
     timing = _bench.measure(lambda: model.train_on_batch(x, y), warmup=3, repeats=9)
     results.append({"variant": variant, **timing})
+# --8<-- [end:compare]
     print(f"{variant:32} median {timing['median']:7.1f} ms per train step "
           f"(IQR {timing['q1']:.1f}-{timing['q3']:.1f})")
 

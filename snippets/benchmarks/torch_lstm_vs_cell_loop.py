@@ -24,6 +24,7 @@ with torch.no_grad():  # the same weights in both
         getattr(cell, name).copy_(getattr(lstm, name + "_l0"))
 
 
+# --8<-- [start:compare]
 def fused():
     return lstm(x)[0][-1]
 
@@ -50,6 +51,7 @@ for variant, fn in (("nn.LSTM", fused), ("loop over nn.LSTMCell", cell_loop)):
     for mode, step in (("inference", inference), ("train", train)):
         timing = _bench.measure(step, warmup=3, repeats=15, sync=sync)
         results.append({"variant": f"{variant} · {mode}", "mode": mode, **timing})
+# --8<-- [end:compare]
 
 for r in results:
     fused_ms = next(f["median"] for f in results if f["mode"] == r["mode"])

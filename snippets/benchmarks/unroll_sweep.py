@@ -26,6 +26,7 @@ device = "GPU:0" if tf.config.list_physical_devices("GPU") else "CPU:0"
 rng = np.random.default_rng(0)
 
 results = []
+# --8<-- [start:compare]
 for steps in lengths:
     x = tf.constant(rng.normal(size=(batch, steps, features)).astype("float32"))  # same data
     for variant, unroll in (("LSTM loop (unroll=False)", False), ("LSTM unroll=True", True)):
@@ -44,6 +45,7 @@ for steps in lengths:
         trace_s = time.perf_counter() - start
         run = lambda: [g.numpy() for g in forward_backward()]  # .numpy() waits for the result
         timing = _bench.measure(run, warmup=3, repeats=11)
+# --8<-- [end:compare]
         peaks = []
         for _ in range(3):  # bytes held at the peak of one pass, above what was held before it
             before = tf.config.experimental.get_memory_info(device)["current"]
