@@ -71,9 +71,15 @@ PYTORCH_CUDA_ONLY = {
                            "aten/src/ATen/native/cudnn/RNN.cpp"),
     "pytorch-eval-backward": ("cudnn RNN backward can only be called in training mode",
                               "aten/src/ATen/native/cudnn/RNN.cpp"),
-    "pytorch-deterministic": ("it uses CuBLAS and you have CUDA >= 10.2",
-                              "aten/src/ATen/Context.cpp"),
 }
+# Messages older PyTorch printed and the installed one no longer contains: the page cites the
+# change that removed it and marks the entry.
+PYTORCH_OLD_ONLY = {
+    "pytorch-deterministic": ("it uses CuBLAS and you have CUDA >= 10.2",
+                              "https://github.com/pytorch/pytorch/pull/161749"),
+}
+OLD_ONLY_MARK = {"md": "Older PyTorch only; not in the PyTorch this site runs",
+                 "es.md": "Solo PyTorch antiguo; no está en el PyTorch que usa este sitio"}
 CUDA_ONLY_MARK = {"md": "Only CUDA builds of PyTorch print this; not reproduced here",
                   "es.md": "Solo las compilaciones de PyTorch con CUDA imprimen esto; no se reproduce aquí"}
 # Messages the installed PyTorch produces on a CPU (reproduced by snippets/troubleshooting/pytorch_cpu.py).
@@ -84,7 +90,8 @@ def test_every_quoted_message_exists_and_is_checked():
     found = messages()
     used = set(re.findall(r'--8<-- "troubleshooting/messages.txt:([\w-]+)"', PAGE.read_text()))
     assert used <= set(found), used - set(found)
-    checked = (set(IN_TENSORFLOW) | set(CITED) | set(PYTORCH_CUDA_ONLY) | IN_TORCH
+    checked = (set(IN_TENSORFLOW) | set(CITED) | set(PYTORCH_CUDA_ONLY) | set(PYTORCH_OLD_ONLY)
+               | IN_TORCH
                | {"keras-mask", "use-cudnn-true", "cudnn-create"})
     assert set(found) == checked, set(found) ^ checked
 
@@ -206,3 +213,19 @@ def test_pytorch_gpu_snippet_asserts_each_cuda_only_message():
     code = (REPO / "snippets/troubleshooting/pytorch_gpu.py").read_text()
     for name, (key, _source) in PYTORCH_CUDA_ONLY.items():
         assert key in code, name
+
+
+@pytest.mark.parametrize("name", sorted(PYTORCH_OLD_ONLY))
+def test_old_pytorch_messages_are_absent_here_cited_and_marked(name, torch_files):
+    key, change = PYTORCH_OLD_ONLY[name]
+    assert key in messages()[name]
+    assert not any(in_binary(p, key) for p in torch_files), (name, key)
+    # and the installed torch no longer documents the variable for deterministic mode
+    import torch
+    assert "CUBLAS_WORKSPACE_CONFIG" not in torch.use_deterministic_algorithms.__doc__
+    for suffix, mark in OLD_ONLY_MARK.items():
+        page = PAGE.with_suffix("." + suffix)
+        sections = [s for s in _sections(page.read_text()).values() if f"messages.txt:{name}" in s]
+        assert len(sections) == 1, (page.name, name)
+        assert mark in sections[0] and f"({change})" in sections[0], (page.name, name)
+        assert CUDA_ONLY_MARK[suffix] not in sections[0]
