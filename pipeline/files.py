@@ -11,8 +11,11 @@ def write_atomic(path: Path, text: str) -> None:
     process sees the old file or the new one, never a partial one (and no temporary file stays
     behind when writing fails)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    umask = os.umask(0)  # mkstemp makes the file private (0600): give it the usual permissions
+    os.umask(umask)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
