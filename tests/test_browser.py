@@ -383,6 +383,49 @@ def test_search_finds_pages_in_the_language_being_read(open_tab, lang, term):
     assert not tab.problems, report(f"{home} search {term!r}", tab.problems)
 
 
+def index_requests(tab: Tab) -> list[str]:
+    return [urlsplit(u).path.rsplit("/", 1)[-1] for u in tab.requests if "/search/search_index" in u]
+
+
+@pytest.mark.parametrize("how", ["hover", "tap on a phone", "keyboard shortcut"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_index_loads_in_its_language_only_when_the_reader_goes_to_search(open_tab, lang, how):
+    """assets/search-index.js: a page loads no search index; going to search loads this
+    language's index (never the combined one), and search then finds pages."""
+    phone = how.startswith("tap")
+    home = path_of(lang, "")
+    tab = open_tab(home, **({"viewport": PHONE, "is_mobile": True, "has_touch": True} if phone else {}))
+    tab.settle()
+    assert index_requests(tab) == [], f"{home}: the search index loaded before any search"
+    page = tab.page
+    if how == "hover":
+        page.locator("input.md-search__input").hover()
+    elif phone:
+        page.locator("label.md-header__button[for='__search']").tap()
+    else:
+        page.keyboard.press("/")  # Material's shortcut focuses the search box
+    page.wait_for_function("() => performance.getEntriesByType('resource')"
+                           ".some(e => e.name.includes('/search/search_index'))", timeout=10_000)
+    box = page.locator("input.md-search__input")
+    box.focus()
+    box.fill("cuDNN")
+    box.press("End")
+    page.locator(".md-search-result__list a").first.wait_for(timeout=15_000)
+    assert index_requests(tab) == [f"search_index.{lang}.json"], f"{home}: {index_requests(tab)}"
+    assert not tab.problems, report(f"{home} search after {how}", tab.problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_page_opened_from_a_search_result_loads_the_index_to_highlight(open_tab, lang):
+    """A search result links to its page with the terms in `?h=`; Material highlights them with
+    the index's settings, so such a page loads the index at once."""
+    path = path_of(lang, "criteria/") + "?h=cudnn"
+    tab = open_tab(path)
+    tab.page.locator("article mark").first.wait_for(timeout=15_000)
+    assert index_requests(tab) == [f"search_index.{lang}.json"], f"{path}: {index_requests(tab)}"
+    assert not tab.problems, report(path, tab.problems)
+
+
 @pytest.mark.parametrize("lang,url", CHART_PAGES, ids=page_ids(CHART_PAGES))
 def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
     path = path_of(lang, url)
@@ -641,7 +684,7 @@ def test_the_framework_choice_follows_the_reader_across_pages_and_languages(open
     tab = open_tab("/")
     exactly = re.compile(f"^{re.escape(choice)}$")
     tab.page.locator(".tabbed-labels label").filter(has_text=exactly).first.click()
-    tab.settle()  # leaving a page while its search index loads aborts those requests
+    tab.settle()  # leaving a page before it has loaded aborts its requests
     problems = []
     for lang in LANGS:
         for url in TABBED:
