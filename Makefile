@@ -47,7 +47,8 @@ $(NODE_TOOLS): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Lighthouse on every page of site/, both languages (4 to 5 minutes): quality/lighthouse_report.py.
+# Lighthouse on every page of site/, both languages, median of 3 runs a page (about 15 minutes):
+# quality/lighthouse_report.py.
 # Builds site/ first when it is missing or older than its sources. Lighthouse has its own
 # package.json under quality/, installed on first use: the root one stays small.
 QUALITY_TOOLS := quality/node_modules/.package-lock.json

@@ -1,7 +1,7 @@
 """Lighthouse on every page of the built site, in both languages.
 
     make quality                                  # builds site/ if needed, installs Lighthouse
-    .venv/bin/python quality/lighthouse_report.py [--site DIR] [--only PATTERN] [--keep DIR]
+    .venv/bin/python quality/lighthouse_report.py [--site DIR] [--only PATTERN] [--runs N] [--keep DIR]
 
 Serves the built site (default: site/) on 127.0.0.1, under the path of mkdocs.yml's site_url
 as it is published (/cudnn-rnn-guide/), gzip-compressed as GitHub Pages serves it, runs Lighthouse's CLI (pinned in
@@ -12,8 +12,15 @@ scores and the page weight (bytes transferred), then the audits that cost points
 below target, then a summary line. Exits 1 when a page is below target, 2 when the report
 could not run (site not built, chromium or Lighthouse missing, a Lighthouse run failed).
 
-It takes about 12 seconds a page: 4 to 5 minutes for the whole site (23 pages), measured on a
-2-core machine.
+A page's performance score moves by a few points from one run to the next on the same build
+(machine load, timers). As Lighthouse's documentation advises (docs/variability.md: "Run
+Lighthouse multiple times"), each page is run --runs times (3 by default) and the report is the
+median run, picked by Lighthouse's own computeMedianRun (core/lib/median-run.js: the run
+nearest the median first paint and time to interactive); the row also shows the lowest and
+highest performance of the runs.
+
+One run takes about 12 seconds a page on a 2-core machine: some 15 minutes for the whole site
+(25 pages, 3 runs each); `--runs 1` for a quick look.
 Nothing is fetched from another host: the pages load only what the site itself serves, and
 chromium runs with its background networking turned off.
 """
@@ -39,6 +46,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 QUALITY = REPO / "quality"
 LIGHTHOUSE = QUALITY / "node_modules" / ".bin" / "lighthouse"
+MEDIAN_RUN = QUALITY / "node_modules" / "lighthouse" / "core" / "lib" / "median-run.js"
+# Prints the index of the median run among the JSON reports named on the command line.
+PICK_MEDIAN = """
+import {readFileSync} from "node:fs";
+import {pathToFileURL} from "node:url";
+const [module, ...files] = process.argv.slice(1);
+const {computeMedianRun} = await import(pathToFileURL(module).href);
+const runs = files.map(f => JSON.parse(readFileSync(f, "utf8")));
+console.log(runs.indexOf(computeMedianRun(runs)));
+"""
 
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 TARGETS = {"performance": 95, "accessibility": 95, "best-practices": 95, "seo": 90}
@@ -142,6 +159,18 @@ def run_lighthouse(url: str, chrome: str, out: Path, preset: str) -> dict:
     return report
 
 
+def median_run(outs: list[Path]) -> int:
+    """Index of the run that Lighthouse's computeMedianRun picks among these reports."""
+    if len(outs) == 1:
+        return 0
+    proc = subprocess.run(["node", "--input-type=module", "-e", PICK_MEDIAN, str(MEDIAN_RUN),
+                           *map(str, outs)], capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0 or not proc.stdout.strip().isdigit():
+        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise ReportError(f"computeMedianRun failed on {outs[0].name}: {last}")
+    return int(proc.stdout)
+
+
 def summarise(path: str, report: dict) -> dict:
     scores = {c: report["categories"][c]["score"] for c in CATEGORIES}
     scores = {c: (None if s is None else round(s * 100)) for c, s in scores.items()}
@@ -155,7 +184,7 @@ def summarise(path: str, report: dict) -> dict:
                 shown = audit.get("displayValue") or ""
                 losses.append(f"{SHORT[c]}: {ref['id']} ({audit['score']:.2f}) {shown}".rstrip())
     return {"page": path, "scores": scores, "weight": int(weight), "below": below,
-            "losses": losses}
+            "losses": losses, "spread": ""}
 
 
 def fmt_row(row: dict) -> str:
@@ -163,7 +192,7 @@ def fmt_row(row: dict) -> str:
     for c in CATEGORIES:
         s = row["scores"][c]
         cells.append(f"{'-' if s is None else s:>4}{'!' if c in row['below'] else ' '}")
-    return f"{row['page']:<40} {' '.join(cells)} {row['weight'] / 1024:>9.0f}"
+    return f"{row['page']:<40} {' '.join(cells)} {row['weight'] / 1024:>9.0f}  {row['spread']}".rstrip()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,8 +200,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--site", type=Path, default=REPO / "site", help="built site (default site/)")
     ap.add_argument("--only", metavar="PATTERN", help="only pages whose URL path matches, e.g. '/es/*'")
     ap.add_argument("--preset", choices=("mobile", "desktop"), default="mobile")
-    ap.add_argument("--keep", type=Path, metavar="DIR", help="keep each page's JSON report here")
+    ap.add_argument("--runs", type=int, default=3, metavar="N",
+                    help="Lighthouse runs per page; the median run is reported (default 3)")
+    ap.add_argument("--keep", type=Path, metavar="DIR",
+                    help="keep each page's JSON reports here (NAME.json: the median run)")
     args = ap.parse_args(argv)
+    if args.runs < 1:
+        raise ReportError(f"--runs must be 1 or more, not {args.runs}")
 
     site = args.site.resolve()
     if not (site / "index.html").is_file():
@@ -195,9 +229,11 @@ def main(argv: list[str] | None = None) -> int:
     prefix = site_prefix()
     server = serve(site, prefix)
     base = f"http://127.0.0.1:{server.server_address[1]}{prefix.rstrip('/')}"
-    print(f"Lighthouse ({args.preset}) on {len(pages)} pages of {site} served at {base}; "
+    print(f"Lighthouse ({args.preset}) on {len(pages)} pages of {site} served at {base}, "
+          f"median of {args.runs} run{'s' if args.runs > 1 else ''} a page; "
           f"targets: " + ", ".join(f"{c} >= {t}" for c, t in TARGETS.items()), flush=True)
-    print(f"{'page':<40} {'  '.join(f'{SHORT[c]:>4}' for c in CATEGORIES)}  weight KiB", flush=True)
+    print(f"{'page':<40} {'  '.join(f'{SHORT[c]:>4}' for c in CATEGORIES)}  weight KiB"
+          + ("  perf of the runs" if args.runs > 1 else ""), flush=True)
     rows, start = [], time.monotonic()
     keep = args.keep.resolve() if args.keep else None
     if keep:
@@ -206,8 +242,18 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="lighthouse-") as tmp:
             for path in pages:
                 name = (path.strip("/").replace("/", "_") or "index").removesuffix(".html")
-                out = (keep or Path(tmp)) / f"{name}.json"
-                row = summarise(path, run_lighthouse(base + path, chrome, out, args.preset))
+                outs = [Path(tmp) / f"{name}.run{n + 1}.json" for n in range(args.runs)]
+                reports = [run_lighthouse(base + path, chrome, out, args.preset) for out in outs]
+                median = median_run(outs)
+                row = summarise(path, reports[median])
+                if args.runs > 1:
+                    perf = sorted(round(r["categories"]["performance"]["score"] * 100)
+                                  for r in reports if r["categories"]["performance"]["score"] is not None)
+                    row["spread"] = " ".join(map(str, perf))
+                if keep:
+                    for out in outs:
+                        shutil.copyfile(out, keep / out.name)
+                    shutil.copyfile(outs[median], keep / f"{name}.json")
                 rows.append(row)
                 print(fmt_row(row), flush=True)
     finally:
