@@ -93,3 +93,13 @@ def test_no_page_loads_anything_from_another_host(site):
         found = [m.group(0) for m in pattern.finditer(html.read_text(encoding="utf-8"))
                  if "rel=\"alternate\"" not in m.group(0) and "canonical" not in m.group(0)]
         assert not found, f"{html}: {found[:3]}"
+
+
+def test_the_root_404_page_is_in_the_default_language(site):
+    """hooks/not_found_page.py: a host serves the root 404.html for every missing address; i18n's
+    last language pass (Spanish) would leave its own page there."""
+    text = (site / "404.html").read_text(encoding="utf-8")
+    assert re.search(r'<html lang="en"', text), "the root 404 page is not in English"
+    english_name = re.search(r"^site_name:\s*(.+)$", (REPO / "mkdocs.yml").read_text(encoding="utf-8"),
+                             re.M).group(1).strip()
+    assert f"<title>{english_name}</title>" in text
