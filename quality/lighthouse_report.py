@@ -16,8 +16,8 @@ A page's performance score moves by a few points from one run to the next on the
 (machine load, timers). As Lighthouse's documentation advises (docs/variability.md: "Run
 Lighthouse multiple times"), each page is run --runs times (3 by default) and the report is the
 median run, picked by Lighthouse's own computeMedianRun (core/lib/median-run.js: the run
-nearest the median first paint and time to interactive); the row also shows the lowest and
-highest performance of the runs.
+nearest the median first paint and time to interactive); the row also lists every run's
+performance score, lowest first.
 
 One run takes about 12 seconds a page on a 2-core machine: some 15 minutes for the whole site
 (25 pages, 3 runs each); `--runs 1` for a quick look.
