@@ -20,6 +20,7 @@ import os
 import re
 import textwrap
 import threading
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -233,6 +234,12 @@ class Tab:
         self.page.wait_for_load_state("networkidle")
         self.page.evaluate("document.fonts.ready.then(() => true)")
 
+    def lay_out_everything(self):
+        """Lay out the blocks the site draws only near the screen (site.css: content-visibility),
+        so that innerText reads what a reader sees as they scroll: Chrome gives "" for a block
+        not yet drawn."""
+        self.page.add_style_tag(content="* { content-visibility: visible !important; }")
+
     def palette(self, scheme: str):
         """Switch Material's palette ("default" or "slate") with its own toggle."""
         if self.page.evaluate("document.body.getAttribute('data-md-color-scheme')") != scheme:
@@ -357,20 +364,50 @@ def test_language_selector_lands_on_the_same_page(open_tab, lang, url):
     assert not bad, report(f"{path} -> {expected}", bad)
 
 
+RESULTS = ".md-search-result__list > li.md-search-result__item > a"
+
+
+def search(page, query: str) -> tuple[list, str]:
+    """Type `query` into Material's search box as a reader pastes it. Returns this query's result
+    links (split URLs), never a previous query's, and what the page showed when none came.
+    Material searches on keyup: the box is first cleared with a key (its list empties), then
+    filled and sent with one key. Where no result comes in 15 s the key is pressed once more, as a
+    reader would, with a warning that shows the page's state; no result after that fails."""
+    box = page.locator("input.md-search__input")
+    results = page.locator(RESULTS)
+    box.click()
+    box.fill("")
+    box.press("End")
+    page.wait_for_function("s => document.querySelectorAll(s).length === 0", arg=RESULTS,
+                           timeout=15_000)
+    box.fill(query)
+    for attempt in (1, 2):
+        box.press("End")
+        try:
+            results.first.wait_for(timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            state = page.evaluate("""() => ({
+                value: document.querySelector('input.md-search__input').value,
+                meta: document.querySelector('.md-search-result__meta')?.textContent,
+                listHidden: document.querySelector('.md-search-result__list')?.hidden,
+                searchOpen: document.getElementById('__search')?.checked,
+                focus: document.activeElement?.className})""")
+            if attempt == 2:
+                return [], f"no result ({state})"
+            warnings.warn(f"search {query!r}: no result in 15 s, pressing a key again ({state})")
+    return [urlsplit(a.get_attribute("href")) for a in results.all()], ""
+
+
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("term", SEARCH_TERMS)
 def test_search_finds_pages_in_the_language_being_read(open_tab, lang, term):
     home = path_of(lang, "")
     tab = open_tab(home)
     page = tab.page
-    box = page.locator("input.md-search__input")
-    box.click()
-    box.fill(term)
-    box.press("End")  # Material searches on keyup: one key, so one query, for the whole term
-    results = page.locator(".md-search-result__list > li.md-search-result__item > a")
-    results.first.wait_for(timeout=15_000)
-    hrefs = [urlsplit(a.get_attribute("href")) for a in results.all()]
-    assert hrefs, f"{home}: no result for {term!r}"
+    hrefs, why = search(page, term)
+    assert hrefs, f"{home}: {term!r}: {why}"
+    results = page.locator(RESULTS)
     in_spanish = [h.path.startswith("/es/") for h in hrefs]
     wrong = list(dict.fromkeys(h.path for h, es in zip(hrefs, in_spanish) if es != (lang == "es")))
     assert not wrong, f"{home}: searching {term!r} lists pages in another language: {wrong}"
@@ -378,6 +415,7 @@ def test_search_finds_pages_in_the_language_being_read(open_tab, lang, term):
     results.first.click()
     page.wait_for_function("target => location.href === target", arg=target)
     page.wait_for_load_state("domcontentloaded")
+    tab.lay_out_everything()
     text = page.locator("article").inner_text().lower()
     assert term.lower() in text, f"{home}: result {target} for {term!r} does not contain it"
     assert not tab.problems, report(f"{home} search {term!r}", tab.problems)
@@ -664,6 +702,7 @@ def test_notebook_math_is_typeset_at_build_and_no_math_script_loads(open_tab, la
     display.scroll_into_view_if_needed()
     box = display.bounding_box()
     assert display.is_visible() and box and box["width"] > 100 and box["height"] > 10, box
+    tab.lay_out_everything()
     text = page.evaluate("[...document.querySelectorAll('.jp-MarkdownOutput')]"
                          ".map(c => c.innerText).join(' ')")
     leftover = re.findall(r"\$\$|\$[^$\s][^$\n]*\$|\\(?:frac|sigma|tanh|odot)\b", text)
@@ -729,6 +768,7 @@ def test_the_answer_comes_before_any_code(open_tab, lang):
     for url in ("", "warning/"):
         path = path_of(lang, url)
         tab = open_tab(path)
+        tab.lay_out_everything()
         opening = tab.page.evaluate(OPENING)
         if not opening["table"]:
             problems.append(f"{path}: no table of causes before the first long code block")
@@ -794,24 +834,15 @@ def test_site_search_finds_each_message_by_a_pasted_fragment(open_tab, lang):
     """A reader pastes a piece of the message (its first six words, as copied from a log):
     the search lists the page that explains it, in the language being read."""
     tab = open_tab(path_of(lang, ""))
-    page = tab.page
-    box = page.locator("input.md-search__input")
     problems = []
     for url, anchor, message in PASTED:
         fragment = " ".join(message.split()[:6])
-        box.click()
-        box.fill(fragment)
-        box.press("End")  # Material searches on keyup
-        results = page.locator(".md-search-result__list a")
-        try:
-            results.first.wait_for(timeout=15_000)
-        except PlaywrightTimeout:
-            problems.append(f"{fragment!r}: no result")
+        hrefs, why = search(tab.page, fragment)
+        if not hrefs:
+            problems.append(f"{fragment!r}: {why}")
             continue
         want = path_of(lang, url)
-        hrefs = [urlsplit(a.get_attribute("href")) for a in results.all()]
         if not any(h.path == want and (not anchor or h.fragment in ("", anchor)) for h in hrefs):
             problems.append(f"{fragment!r}: {want}#{anchor} not among {[h.geturl() for h in hrefs][:8]}")
-        box.fill("")
     problems += tab.problems
     assert not problems, report(lang, problems)
