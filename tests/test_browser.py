@@ -649,6 +649,19 @@ CHANGED_STYLES = """() => {
 }"""
 
 
+def stable_screenshot(page, tries: int = 5) -> bytes:
+    """The whole page's pixels once two shots in a row agree, as Playwright's toHaveScreenshot
+    waits: on a busy machine a shot can catch a header button mid-fade (its opacity
+    transition), and the next shot differs from it."""
+    last = page.screenshot(full_page=True, animations="disabled")
+    for _ in range(tries):
+        shot = page.screenshot(full_page=True, animations="disabled")
+        if shot == last:
+            return shot
+        last = shot
+    pytest.fail(f"{page.url}: the page kept changing over {tries + 1} screenshots", pytrace=False)
+
+
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 @pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=page_ids(NOTEBOOK_PAGES))
 def test_notebook_css_trimmed_at_build_draws_what_the_full_css_draws(open_tab, lang, url, scheme):
@@ -668,11 +681,12 @@ def test_notebook_css_trimmed_at_build_draws_what_the_full_css_draws(open_tab, l
                             ".map(s => [s.dataset.purgedFrom, s.textContent.length])")
     assert len(trimmed) >= 2 and all(size < 100_000 for _, size in trimmed), \
         f"{path}: trimmed CSS blocks {trimmed}"
-    elements, shot_before = page.evaluate(SNAPSHOT_STYLES), page.screenshot(full_page=True)
+    shot = functools.partial(stable_screenshot, page)
+    elements, shot_before = page.evaluate(SNAPSHOT_STYLES), shot()
     page.evaluate("""css => { for (const s of document.querySelectorAll('style[data-purged-from]'))
                                  s.textContent = css[s.dataset.purgedFrom]; }""", jupyter_css())
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    changed, shot_after = page.evaluate(CHANGED_STYLES), page.screenshot(full_page=True)
+    changed, shot_after = page.evaluate(CHANGED_STYLES), shot()
     assert elements > 100, f"{path}: {elements} notebook elements"
     assert not changed, report(f"{path} ({scheme}), styles that need the trimmed CSS",
                                changed[:10] + [f"({len(changed)} elements in all)"])
