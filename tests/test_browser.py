@@ -447,11 +447,8 @@ def test_search_index_loads_in_its_language_only_when_the_reader_goes_to_search(
         page.keyboard.press("/")  # Material's shortcut focuses the search box
     page.wait_for_function("() => performance.getEntriesByType('resource')"
                            ".some(e => e.name.includes('/search/search_index'))", timeout=10_000)
-    box = page.locator("input.md-search__input")
-    box.focus()
-    box.fill("cuDNN")
-    box.press("End")
-    page.locator(".md-search-result__list a").first.wait_for(timeout=15_000)
+    hrefs, why = search(page, "cuDNN")
+    assert hrefs, f"{home}: 'cuDNN': {why}"
     assert index_requests(tab) == [f"search_index.{lang}.json"], f"{home}: {index_requests(tab)}"
     assert not tab.problems, report(f"{home} search after {how}", tab.problems)
 
@@ -673,10 +670,7 @@ def test_notebook_css_trimmed_at_build_draws_what_the_full_css_draws(open_tab, l
     the light and the dark palette, must stay the same."""
     path = path_of(lang, url)
     tab = open_tab(path)
-    # Every cell drawn, not only those near the screen (site.css's content-visibility), so that
-    # both screenshots show the same cells.
-    tab.page.add_style_tag(content=".md-typeset .jp-CodeCell, .md-typeset mjx-container[display] "
-                                   "{ content-visibility: visible !important; }")
+    tab.lay_out_everything()  # both screenshots show every cell, not only those near the screen
     tab.settle()
     tab.palette(scheme)
     page = tab.page
