@@ -262,7 +262,8 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
         done(outcomes[s.rel])
 
     ordered = [outcomes[s.rel] for s in snippets]
-    write_times(project, ordered)
+    if only is None:  # the table covers every snippet: a partial run must not shrink it
+        write_times(project, ordered)
     return ordered
 
 

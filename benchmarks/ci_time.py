@@ -1,0 +1,104 @@
+"""Where CI's time goes (a script that prints figures, not a test).
+
+Runs every snippet cold (an empty cache in a temporary folder, through the site's runner, as a
+fresh clone's first build does) and prints:
+  - the sum of the snippets' run times, and the runner's wall time;
+  - that sum divided by the time of one `import keras` measured in the same run (the median of
+    3 before and 3 after the snippets): a ratio that survives a busy machine (target <= 60);
+  - the ten slowest snippets.
+With --tests it then runs the CPU test suite (`pytest -m "not gpu"`) in a copy of the project
+with no cache, as a fresh clone's CI does, and prints the wall time of each test module
+(its tests' setup, call and teardown, from pytest's JUnit report) and the suite's total.
+
+    python benchmarks/ci_time.py            # snippets only (about 5 minutes on 2 cores)
+    python benchmarks/ci_time.py --tests    # and the test suite (about 15 more)
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from build_speed import copy_project  # noqa: E402
+from pipeline import runner  # noqa: E402
+
+TARGET_RATIO = 60
+
+
+def import_keras_seconds() -> float:
+    """Wall time of a fresh Python that imports Keras (TensorFlow backend, as pinned)."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import keras"], check=True, capture_output=True,
+                   env={**os.environ, "KERAS_BACKEND": "tensorflow"})
+    return time.perf_counter() - start
+
+
+def snippet_figures(cache: Path) -> None:
+    imports = [import_keras_seconds() for _ in range(3)]
+    start = time.perf_counter()
+    outcomes = runner.run_all(runner.Project(ROOT, cache=cache))
+    wall = time.perf_counter() - start
+    imports += [import_keras_seconds() for _ in range(3)]
+    bad = runner.failures(outcomes)
+    if bad:
+        sys.exit(str(runner.RunFailed(bad)))
+    total = sum(o.seconds for o in outcomes)
+    one_import = statistics.median(imports)
+    ratio = total / one_import
+    print(f"snippets run cold      {len(outcomes)}")
+    print(f"sum of run times       {total:7.1f} s   (runner wall time {wall:.1f} s)")
+    print(f"one `import keras`     {one_import:7.2f} s   (median of {len(imports)})")
+    print(f"sum / import keras     {ratio:7.1f}     (target <= {TARGET_RATIO}: "
+          f"{'met' if ratio <= TARGET_RATIO else 'MISSED'})")
+    print("slowest ten:")
+    for o in sorted(outcomes, key=lambda o: -o.seconds)[:10]:
+        print(f"  {o.seconds:7.1f} s  {o.snippet.rel}")
+
+
+def test_figures(tmp: Path) -> int:
+    root = copy_project(tmp / "project")
+    report = tmp / "junit.xml"
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-m", "not gpu", "-q", "-p",
+                           "no:cacheprovider", f"--junitxml={report}"], cwd=root,
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if not report.is_file():
+        sys.exit(f"pytest wrote no report (exit {proc.returncode}):\n{proc.stdout[-3000:]}")
+    per_module: dict[str, float] = defaultdict(float)
+    for case in ET.parse(report).iter("testcase"):
+        module = case.get("classname", "?").split(".")[:2]
+        per_module[".".join(module)] += float(case.get("time", 0))
+    print("test modules (seconds, setup + call + teardown of their tests):")
+    for module, seconds in sorted(per_module.items(), key=lambda kv: -kv[1]):
+        print(f"  {seconds:7.1f} s  {module}")
+    print(f"pytest wall time       {wall:7.1f} s   (exit {proc.returncode}: "
+          f"{proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else 'no output'})")
+    return 0 if proc.returncode == 0 else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tests", action="store_true",
+                    help="also run the test suite in a fresh copy and time each module")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="ci-time-") as tmp:
+        snippet_figures(Path(tmp) / "cache")
+        status = test_figures(Path(tmp)) if args.tests else 0
+        shutil.rmtree(tmp, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
