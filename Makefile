@@ -17,8 +17,11 @@ serve: $(SITE_STAMP) $(NODE_TOOLS)  ## serve at http://127.0.0.1:8000 with live 
 build: $(SITE_STAMP) $(NODE_TOOLS)  ## strict build into site/
 	$(BIN)/mkdocs build --strict
 
+# Test modules run in parallel, one worker per core up to 4 (pytest-xdist; a module stays on one
+# worker, so its fixtures run once); the site is built first, alone (tests/conftest.py).
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 test: $(SITE_STAMP) $(TEST_STAMP) $(NODE_TOOLS)  ## the whole CPU test suite
-	$(BIN)/python -m pytest -m "not gpu"
+	$(BIN)/python -m pytest -m "not gpu" -n $(TEST_WORKERS) --dist loadfile
 
 test-gpu: $(SITE_STAMP) $(TEST_STAMP) $(NODE_TOOLS)  ## the tests that need a GPU
 	$(BIN)/python -m pytest -m gpu

@@ -18,6 +18,8 @@ os.environ.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 HOOK = REPO / "pipeline" / "mkdocs_hook.py"
+# "gw0", "gw1", ... in a pytest-xdist worker; empty in a plain pytest process.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 
 
 class MiniProject:
@@ -85,13 +87,42 @@ def cpu_only(monkeypatch):
     device.device_kind.cache_clear()
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
-    """One strict build of the whole site (runs stale snippets through the hook), shared by every
-    test module that reads the built pages."""
-    out = tmp_path_factory.mktemp("site")
+def _build_site(out: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
                           cwd=REPO, capture_output=True, text=True, timeout=1800,
                           env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert proc.returncode == 0, proc.stderr[-6000:]
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """One strict build of the whole site (runs stale snippets through the hook), shared by every
+    test module that reads the built pages. Under pytest-xdist (`make test` runs two workers),
+    one build for the whole run: the first worker builds, under a lock, and the others wait for
+    it and read the same folder."""
+    if not XDIST_WORKER:  # one process
+        out = tmp_path_factory.mktemp("site")
+        _build_site(out)
+        return out
+    shared = tmp_path_factory.getbasetemp().parent  # this run's folder, common to its workers
+    out, failed = shared / "site", shared / "site-build-failed.txt"
+    from filelock import FileLock
+    with FileLock(str(shared / "site.lock")):
+        if failed.is_file():  # another worker's build failed: the same error, not a second build
+            pytest.fail(failed.read_text(), pytrace=False)
+        if not (out / "index.html").is_file():
+            try:
+                _build_site(out)
+            except AssertionError as e:
+                failed.write_text(f"the site build failed:\n{e}")
+                raise
     return out
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _site_first_under_xdist(request):
+    """With several workers, the site is built before any test runs, while every other worker
+    waits: the build runs its benchmark snippets alone on the CPU (as `exclusive` promises), and
+    the outputs the pages show are the ones `make build` reuses from the cache afterwards."""
+    if XDIST_WORKER:
+        request.getfixturevalue("site")
