@@ -106,7 +106,7 @@ def test_tensorflow_messages_are_in_the_installed_library(name):
     if name == "version-mismatch":
         assert text == "X".join(fragments[:1]) + "X" + fragments[1] + "Y" + fragments[2]
     if name == "xla":
-        assert in_binary(TF_CC(), "CudnnRNN") and in_binary(TF_CC(), "XLA_GPU_JIT")
+        assert in_binary(TF_CC(), "CudnnRNNV3") and in_binary(TF_CC(), "XLA_GPU_JIT")
 
 
 def test_keras_messages_are_in_the_installed_keras():
@@ -150,9 +150,22 @@ def test_reproduced_errors_are_the_quoted_ones():
     msgs = messages()
     assert lines["use_cudnn"] == msgs["use-cudnn-true"]
     assert msgs["keras-mask"].startswith(lines["mask"])
-    assert re.fullmatch(r"No registered 'CudnnRNN' OpKernel for XLA_(CPU|GPU)_JIT devices "
+    assert re.fullmatch(r"No registered 'CudnnRNNV3' OpKernel for XLA_(CPU|GPU)_JIT devices "
                         r"compatible with node", lines["xla"])
     assert lines["xla"].replace("XLA_CPU_JIT", "XLA_GPU_JIT") == msgs["xla"]
+    # Keras's own training step fails the same way (keras-team/keras#18456)
+    assert lines["xla_fit"] == "one_step_on_data: " + lines["xla"]
+
+
+def test_xla_reproduction_uses_the_op_keras_calls():
+    """The quoted op is the one the installed Keras and tf-keras build, and the snippet builds
+    it through a Keras layer, not by hand."""
+    keras_src = (_pkg("keras") / "src/backend/tensorflow/rnn.py").read_text()
+    tfk_src = (_pkg("tf_keras") / "src/layers/rnn/lstm.py").read_text()
+    for src in (keras_src, tfk_src):
+        assert "CudnnRNNV3(" in src and not re.search(r"raw_ops\.CudnnRNN\(|gen_cudnn_rnn_ops\.cudnn_rnn\(", src)
+    code = (REPO / "snippets/troubleshooting/reproduce.py").read_text()
+    assert "raw_ops.CudnnRNN" not in code and "keras.layers.LSTM" in code
 
 
 def test_page_embeds_the_same_things_in_both_languages():
