@@ -60,7 +60,14 @@ IN_TENSORFLOW = {
                          "runtime is compatible with the version specified during compile "
                          "configuration."],
     "xla": ["No registered '", "' OpKernel for ", " devices compatible with node"],
+    "cudnn-factory": ["Unable to register cuDNN factory: ",
+                      "Attempting to register factory for plugin %s when one has already been "
+                      "registered"],
+    "export-serve": ["No OpKernel was registered to support Op '"],
 }
+# The TFLite converter's message is in TensorFlow's other library; tf2onnx's is Python.
+IN_TENSORFLOW_CC = {"export-tflite": "is neither a custom op nor a flex op"}
+IN_TF2ONNX = {"export-onnx": ("tf2onnx.tfonnx", "Tensorflow op [%s: %s] is not supported")}
 # Messages no installed library contains: the page must cite an issue for each.
 CITED = {"dnn-not-found": "tensorflow", "fail-to-find": "tensorflow"}
 # Messages only CUDA builds of PyTorch contain: the part to look for, and the source file the
@@ -91,7 +98,7 @@ def test_every_quoted_message_exists_and_is_checked():
     used = set(re.findall(r'--8<-- "troubleshooting/messages.txt:([\w-]+)"', PAGE.read_text()))
     assert used <= set(found), used - set(found)
     checked = (set(IN_TENSORFLOW) | set(CITED) | set(PYTORCH_CUDA_ONLY) | set(PYTORCH_OLD_ONLY)
-               | IN_TORCH
+               | IN_TORCH | set(IN_TENSORFLOW_CC) | set(IN_TF2ONNX)
                | {"keras-mask", "use-cudnn-true", "cudnn-create"})
     assert set(found) == checked, set(found) ^ checked
 
@@ -101,12 +108,22 @@ def test_tensorflow_messages_are_in_the_installed_library(name):
     text = messages()[name]
     fragments = IN_TENSORFLOW[name] or [text]
     for frag in fragments:
-        assert frag in text, (name, frag)
+        assert frag.replace("%s", "cuDNN") in text, (name, frag)
         assert in_binary(TF_FRAMEWORK(), frag), (name, frag)
     if name == "version-mismatch":
         assert text == "X".join(fragments[:1]) + "X" + fragments[1] + "Y" + fragments[2]
     if name == "xla":
-        assert in_binary(TF_CC(), "CudnnRNN") and in_binary(TF_CC(), "XLA_GPU_JIT")
+        assert in_binary(TF_CC(), "CudnnRNNV3") and in_binary(TF_CC(), "XLA_GPU_JIT")
+
+
+def test_export_messages_are_in_the_installed_converters():
+    """The TFLite converter's and tf2onnx's words, as the export snippet prints them."""
+    for name, frag in IN_TENSORFLOW_CC.items():
+        assert messages()[name] == "'tf.CudnnRNNV3' op " + frag and in_binary(TF_CC(), frag), name
+    for name, (module, template) in IN_TF2ONNX.items():
+        source = _pkg(module.split(".")[0]) / (module.split(".")[1] + ".py")
+        assert template in python_strings(source), (name, template)
+        assert messages()[name] == f"ERROR:{module}:" + template % ("X", "CudnnRNNV3"), name
 
 
 def test_keras_messages_are_in_the_installed_keras():
@@ -150,9 +167,22 @@ def test_reproduced_errors_are_the_quoted_ones():
     msgs = messages()
     assert lines["use_cudnn"] == msgs["use-cudnn-true"]
     assert msgs["keras-mask"].startswith(lines["mask"])
-    assert re.fullmatch(r"No registered 'CudnnRNN' OpKernel for XLA_(CPU|GPU)_JIT devices "
+    assert re.fullmatch(r"No registered 'CudnnRNNV3' OpKernel for XLA_(CPU|GPU)_JIT devices "
                         r"compatible with node", lines["xla"])
     assert lines["xla"].replace("XLA_CPU_JIT", "XLA_GPU_JIT") == msgs["xla"]
+    # Keras's own training step fails the same way (keras-team/keras#18456)
+    assert lines["xla_fit"] == "one_step_on_data: " + lines["xla"]
+
+
+def test_xla_reproduction_uses_the_op_keras_calls():
+    """The quoted op is the one the installed Keras and tf-keras build, and the snippet builds
+    it through a Keras layer, not by hand."""
+    keras_src = (_pkg("keras") / "src/backend/tensorflow/rnn.py").read_text()
+    tfk_src = (_pkg("tf_keras") / "src/layers/rnn/lstm.py").read_text()
+    for src in (keras_src, tfk_src):
+        assert "CudnnRNNV3(" in src and not re.search(r"raw_ops\.CudnnRNN\(|gen_cudnn_rnn_ops\.cudnn_rnn\(", src)
+    code = (REPO / "snippets/troubleshooting/reproduce.py").read_text()
+    assert "raw_ops.CudnnRNN" not in code and "keras.layers.LSTM" in code
 
 
 def test_page_embeds_the_same_things_in_both_languages():

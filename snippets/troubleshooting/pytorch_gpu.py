@@ -1,5 +1,6 @@
 """On a GPU: PyTorch's three cuDNN-RNN messages that only CUDA builds print, reproduced, each
-checked against the text quoted on the troubleshooting page, with the fix that removes it.
+checked against the text quoted on the troubleshooting page, with the fix that removes it;
+and whether a Keras 3 LSTM on PyTorch takes cuDNN and prints the contiguous-chunk warning.
 
 Run it as it is: python pytorch_gpu.py
 """
@@ -68,4 +69,24 @@ for value in (None, ":4096:2", ":16:8"):
     print(f"torch {torch.__version__}, CUBLAS_WORKSPACE_CONFIG={value or '(unset)':8}", outcome[value])
 if outcome[None] != "runs":  # a PyTorch with the check: only the two exact values pass
     assert outcome[":16:8"] == "runs" and outcome[":4096:2"] != "runs", outcome
+# 4. Keras 3 on PyTorch: Keras builds new weight tensors on every call and hands them to
+#    PyTorch's cuDNN RNN (keras/src/backend/torch/rnn.py), so PyTorch may print the warning of
+#    step 1. A Keras layer has no flatten_parameters() to call.
+os.environ["KERAS_BACKEND"] = "torch"  # before Keras is imported
+import keras
+from torch.profiler import ProfilerActivity, profile
+
+layer = keras.layers.LSTM(32)
+batch_first = x.transpose(0, 1).contiguous()  # Keras takes (batch, time, features)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    layer(batch_first)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        layer(batch_first)
+ran_cudnn = any(e.key == "aten::_cudnn_rnn" for e in prof.key_averages())
+warned = any(contiguous in str(w.message) for w in caught)
+print(f"Keras {keras.__version__} LSTM on PyTorch: cuDNN: {ran_cudnn}, "
+      f"contiguous-chunk warning: {warned}")
+if tuple(int(p) for p in keras.__version__.split(".")[:2]) >= (3, 15):
+    assert ran_cudnn, "Keras 3.15 and newer call cuDNN for this LSTM on a GPU"
 # --8<-- [end:show]

@@ -1,4 +1,4 @@
-"""Three errors from the troubleshooting page, produced for real on this machine.
+"""Four errors from the troubleshooting page, produced for real on this machine.
 
 Run it as it is: python reproduce.py
 """
@@ -30,27 +30,54 @@ try:
 except tf.errors.InvalidArgumentError as e:
     errors["mask"] = e.message
 
-# 3. A cuDNN RNN op inside an XLA-compiled function: XLA has no kernel for it.
+# 3. Keras's cuDNN LSTM inside an XLA-compiled function: XLA has no kernel for the op Keras
+#    calls (CudnnRNNV3). This machine has no GPU, so tell Keras's TensorFlow backend it has one
+#    (private: for this demo only); Keras then puts the same op in the graph as on a GPU.
+import importlib
+tf_rnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
+tf_rnn._is_gpu_available = lambda: True
+
+lstm = keras.layers.LSTM(6)
+
 @tf.function(jit_compile=True)
-def cudnn_lstm(x, h, c, params):
-    return tf.raw_ops.CudnnRNN(input=x, input_h=h, input_c=c, params=params,
-                               rnn_mode="lstm")[0]
+def run(x):
+    return lstm(x)
 
 try:
-    cudnn_lstm(tf.zeros([5, 3, 4]), tf.zeros([1, 3, 6]), tf.zeros([1, 3, 6]),
-               tf.zeros([4 * 6 * (4 + 6) + 8 * 6]))
+    run(tf.zeros([3, 5, 4]))
 except tf.errors.InvalidArgumentError as e:
     errors["xla"] = e.message
+
+# 4. The same error from Keras's own training step. An LSTM created in build() is not there
+#    when compile() checks the layers, so compile(jit_compile=True) keeps XLA without a word.
+class Model(keras.Model):
+    def build(self, input_shape):
+        self.rnn = keras.layers.LSTM(6)
+        self.head = keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.head(self.rnn(x))
+
+model = Model()
+model.compile("adam", "mse", jit_compile=True)
+try:
+    model.fit(np.zeros((4, 5, 4), "float32"), np.zeros((4, 1), "float32"), verbose=0)
+except tf.errors.InvalidArgumentError as e:
+    errors["xla_fit"] = e.message
 
 # Print the sentence a search engine needs from each (Keras colours its messages: strip that).
 patterns = {"use_cudnn": r"use_cudnn=True was specified[^\n]*?implementation\.",
             "mask": r"You are passing a RNN mask[^\n]*?not supported\.",
-            "xla": r"No registered '\w+' OpKernel for \w+ devices compatible with node"}
+            "xla": r"No registered '\w+' OpKernel for \w+ devices compatible with node",
+            "xla_fit": r"graph __inference_(one_step_on_data)_.*?(No registered '\w+' OpKernel for "
+                       r"\w+ devices compatible with node)"}
 for name, pattern in patterns.items():
     text = re.sub(r"\x1b\[[0-9;]*m", "", errors[name])
-    print(f"{name}: {re.search(pattern, text).group(0)}")
+    found = re.search(pattern, text, re.S)
+    print(f"{name}: {': '.join(found.groups()) or found.group(0)}")
 # --8<-- [end:show]
 
 # Self-checks: each error happened, with the text the troubleshooting page quotes.
 assert set(errors) == set(patterns), errors
-assert "No registered 'CudnnRNN' OpKernel for XLA_" in errors["xla"]
+assert "No registered 'CudnnRNNV3' OpKernel for XLA_" in errors["xla"]
+assert "one_step_on_data" in errors["xla_fit"] and "'CudnnRNNV3'" in errors["xla_fit"]

@@ -1,0 +1,72 @@
+"""Every GitHub issue or pull request a page cites is in data/citations.yml with the title its
+thread shows, and the pages link it as what it is (an issue or a pull request)."""
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from conftest import REPO
+
+CITATIONS = REPO / "data" / "citations.yml"
+DOCS = REPO / "docs"
+# A link to a thread, or a written reference such as keras-team/keras#18456.
+CITE = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(issues|pull)/(\d+)"
+                  r"|(?<![\w/.-])([\w.-]+/[\w.-]+)#(\d+)")
+KIND = {"issues": "issue", "pull": "pull"}
+
+
+def cited(path) -> dict[str, set[str]]:
+    """Each thread the page cites, with the kinds of link it uses ('issue', 'pull')."""
+    found: dict[str, set[str]] = {}
+    for m in CITE.finditer(path.read_text(encoding="utf-8")):
+        if m.group(1):
+            found.setdefault(f"{m.group(1)}#{m.group(3)}", set()).add(KIND[m.group(2)])
+        else:
+            found.setdefault(f"{m.group(4)}#{m.group(5)}", set())
+    return found
+
+
+def pages():
+    return sorted(DOCS.glob("*.md"))
+
+
+def test_the_pattern_reads_both_forms():
+    """The test's own reader, on a known sample: a link and a written reference."""
+    sample = REPO / "docs" / "troubleshooting.md"
+    refs = cited(sample)
+    assert refs["tensorflow/tensorflow#63362"] == {"issue"}
+    assert "keras-team/keras#18456" in refs
+
+
+def test_every_cited_thread_is_listed_with_its_title():
+    listed = yaml.safe_load(CITATIONS.read_text(encoding="utf-8"))
+    everything: dict[str, set[str]] = {}
+    for page in pages():
+        for ref, kinds in cited(page).items():
+            everything.setdefault(ref, set()).update(kinds)
+            assert ref in listed, f"{page.name} cites {ref}, which data/citations.yml lacks"
+    for ref, kinds in everything.items():
+        entry = listed[ref]
+        assert kinds <= {entry["kind"]}, f"{ref} is a {entry['kind']}, linked as {kinds}"
+    for ref, entry in listed.items():
+        assert ref in everything, f"{ref} is listed but no page cites it"
+        if entry["checked"] is True:
+            assert isinstance(entry["title"], str) and entry["title"].strip(), ref
+        else:
+            assert entry["checked"] is False and entry.get("note"), (ref, "say why")
+
+
+def test_both_languages_cite_the_same_threads():
+    for page in pages():
+        if page.name.endswith(".es.md"):
+            continue
+        spanish = page.with_name(page.name[:-3] + ".es.md")
+        assert set(cited(page)) == set(cited(spanish)), page.name
+
+
+def test_the_superseded_2_16_thread_is_gone():
+    """tensorflow/tensorflow#63341 is 'GPU not detected on WSL2'; the 2.16 [and-cuda] thread is
+    #63362."""
+    for page in pages():
+        assert "tensorflow/tensorflow#63341" not in cited(page), page.name
