@@ -6,9 +6,11 @@ fresh clone's first build does) and prints:
   - that sum divided by the time of one `import keras` measured in the same run (the median of
     3 before and 3 after the snippets): a ratio that survives a busy machine (target <= 60);
   - the ten slowest snippets.
-With --tests it then runs the CPU test suite (`pytest -m "not gpu"`) in a copy of the project
-with no cache, as a fresh clone's CI does, and prints the wall time of each test module
-(its tests' setup, call and teardown, from pytest's JUnit report) and the suite's total.
+With --tests it then runs the CPU test suite as `make test` does (`pytest -m "not gpu"`, one
+worker per core up to 4) in a copy of the project with no cache, as a fresh clone's CI does,
+and prints the time of each test module (its tests' setup, call and teardown, from pytest's
+JUnit report; the site build counts in the first module that waits for it) and the suite's
+wall time.
 
     python benchmarks/ci_time.py            # snippets only (about 5 minutes on 2 cores)
     python benchmarks/ci_time.py --tests    # and the test suite (about 15 more)
@@ -70,9 +72,10 @@ def test_figures(tmp: Path) -> int:
     root = copy_project(tmp / "project")
     report = tmp / "junit.xml"
     start = time.perf_counter()
+    workers = min(os.cpu_count() or 1, 4)  # as `make test` runs it
     proc = subprocess.run([sys.executable, "-m", "pytest", "-m", "not gpu", "-q", "-p",
-                           "no:cacheprovider", f"--junitxml={report}"], cwd=root,
-                          capture_output=True, text=True)
+                           "no:cacheprovider", "-n", str(workers), "--dist", "loadfile",
+                           f"--junitxml={report}"], cwd=root, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if not report.is_file():
         sys.exit(f"pytest wrote no report (exit {proc.returncode}):\n{proc.stdout[-3000:]}")
