@@ -9,10 +9,17 @@ TensorFlow is imported only for a TensorFlow-backend or Keras 2 layer.
 
     from cudnn_check import check_model, check_layer, check_mask, check_module
     findings = check_model(model)      # Keras: [] means every LSTM/GRU is cuDNN-eligible
+    findings = check_model(model, sample=x)   # ... decided on a batch of yours
     findings = check_module(module)    # PyTorch: the same for every RNN module it finds
 
-    python cudnn_check.py MODEL.keras [--json]
-    exit 0: every RNN layer is eligible (or there is none), 1: some layer falls back, 2: error
+    python cudnn_check.py MODEL.keras [--sample batch.npz] [--json]
+    TF_USE_LEGACY_KERAS=1 python cudnn_check.py MODEL.keras|MODEL.h5   # tf-keras (Keras 2)
+    exit 0: every RNN layer is eligible (or there is none), 1: some layer falls back or depends
+    on the padding, 2: error
+
+check_model() asks the library: it calls the model once (on your sample=, else on zeros shaped
+from its inputs) with the backend's own decision code believing a GPU is present, and records
+which LSTM/GRU calls reach cuDNN. Where it cannot, it says so and reads the layers' arguments.
 """
 # snippet: timeout=120
 from __future__ import annotations
@@ -23,6 +30,7 @@ import importlib
 import json
 import os
 import sys
+import warnings
 import zipfile
 
 __all__ = ["Finding", "check_layer", "check_model", "check_mask", "check_module",
@@ -370,7 +378,10 @@ def check_mask(mask, padding_value=None, backend: str | None = None) -> list[Fin
 # ------------------------------------------------------------------------------ PyTorch
 def check_module(module) -> list[Finding]:
     """Findings for every nn.LSTM, nn.GRU and nn.RNN in a PyTorch module, and for every cell
-    (nn.LSTMCell, nn.GRUCell, nn.RNNCell), which some Python loop calls step by step.
+    (nn.LSTMCell, nn.GRUCell, nn.RNNCell), which some Python loop calls step by step. It sees
+    through torch.jit.script and torch.jit.trace (their submodules keep the original class),
+    flags dynamically quantized RNNs (never cuDNN) and RNNs kept in a plain list, dict or tuple
+    outside the registered module tree, and says "cannot inspect" where it cannot look.
 
     PyTorch decides per call, in C++ (aten/src/ATen/native/RNN.cpp, use_cudnn): the input is
     a CUDA tensor, cuDNN is enabled, and the dtype is float16, float32 or float64 (bfloat16
@@ -380,19 +391,65 @@ def check_module(module) -> list[Finding]:
     import torch
     from torch import nn
 
+    if not isinstance(module, nn.Module):
+        return [Finding("cannot_inspect", f"cannot inspect a {type(module).__name__}: it is not "
+                        "an nn.Module (a scripted or traced function keeps no modules to read).",
+                        "Pass the nn.Module itself (before torch.jit.script/trace or "
+                        "torch.compile).", type(module).__name__)]
     findings: list[Finding] = []
-    for name, m in module.named_modules():
-        path = name or type(module).__name__
-        if isinstance(m, (nn.LSTMCell, nn.GRUCell, nn.RNNCell)):
-            findings.append(Finding("cell_loop", f"{type(m).__name__}: a cell runs one time "
+    registered = {id(m) for m in module.modules()}
+    modules = list(module.named_modules())
+    for name, m in list(modules):  # RNNs in plain containers are not in the module tree
+        for attr, value in list(getattr(m, "__dict__", {}).items()):
+            items = (value.items() if isinstance(value, dict) else enumerate(value)
+                     if isinstance(value, (list, tuple)) else ())
+            for key, sub in items:
+                if isinstance(sub, nn.Module) and id(sub) not in registered:
+                    path = f"{name + '.' if name else ''}{attr}[{key!r}]"
+                    registered.update(id(x) for x in sub.modules())
+                    for sub_name, x in sub.named_modules():
+                        if isinstance(x, (nn.RNNBase, nn.RNNCellBase)):
+                            findings.append(Finding(
+                                "unregistered", f"{type(x).__name__} kept in a plain "
+                                f"{type(value).__name__}: module.to('cuda') does not move it and "
+                                "state_dict() does not save it.", "Hold it in nn.ModuleList or "
+                                "nn.ModuleDict (or as an attribute).",
+                                path + (f".{sub_name}" if sub_name else "")))
+                    modules.extend((path + (f".{n}" if n else ""), x)
+                                   for n, x in sub.named_modules())
+    rnn_ops = ("aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu")
+    found_rnn = False
+    top = getattr(module, "original_name", None) or type(module).__name__
+    for name, m in modules:
+        path = name or top
+        original = getattr(m, "original_name", None)  # scripted or traced submodule
+        cls = original if isinstance(m, torch.jit.ScriptModule) and original else type(m).__name__
+        if type(m).__module__.startswith(("torch.ao.nn.quantized", "torch.nn.quantized")) and \
+                cls in ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"):
+            found_rnn = True
+            findings.append(Finding("quantized", f"dynamically quantized {cls}: it runs "
+                                    "PyTorch's quantized CPU kernels, never cuDNN.",
+                                    "Keep a float copy of the RNN for the GPU; quantize only the "
+                                    "model you serve on CPU.", path))
+            continue
+        if isinstance(m, (nn.LSTMCell, nn.GRUCell, nn.RNNCell)) or (
+                isinstance(m, torch.jit.ScriptModule) and cls in ("LSTMCell", "GRUCell", "RNNCell")):
+            found_rnn = True
+            findings.append(Finding("cell_loop", f"{cls}: a cell runs one time "
                                     "step per call, so a loop over it never uses cuDNN.",
-                                    f"Use nn.{type(m).__name__[:-4]} over the whole sequence.",
+                                    f"Use nn.{cls[:-4]} over the whole sequence.",
                                     path))
             continue
-        if not isinstance(m, nn.RNNBase):
+        if isinstance(m, nn.RNNBase):
+            weights = [w for w in m._flat_weights if isinstance(w, torch.Tensor)]
+        elif isinstance(m, torch.jit.ScriptModule) and cls in ("LSTM", "GRU", "RNN"):
+            weights = [w for _, w in m.named_parameters(recurse=False)]  # the same aten call
+        else:
             continue
-        weights = [w for w in m._flat_weights if isinstance(w, torch.Tensor)]
+        found_rnn = True
         if not weights:
+            findings.append(Finding("cannot_inspect", f"cannot inspect {cls}: it has no "
+                                    "weights to read.", "Pass the module with its weights.", path))
             continue
         device, dtype = weights[0].device, weights[0].dtype
         if device.type != "cuda":
@@ -421,6 +478,16 @@ def check_module(module) -> list[Finding]:
                                     "buffer: PyTorch warns and copies them on every call.",
                                     "Call flatten_parameters() after replacing weights, and at "
                                     "the start of forward() under DataParallel.", path))
+    if not found_rnn and isinstance(module, torch.jit.ScriptModule):
+        try:
+            graph = str(module.inlined_graph)
+        except Exception:  # some scripted modules have no single forward graph
+            graph = ""
+        if any(op in graph for op in rnn_ops):
+            findings.append(Finding("cannot_inspect", "cannot inspect: the scripted or traced "
+                                    "graph calls an RNN op that belongs to no module it keeps.",
+                                    "Pass the nn.Module itself (before torch.jit.script/trace).",
+                                    top))
     return findings
 
 
@@ -793,8 +860,14 @@ class _Parser(argparse.ArgumentParser):
         raise _Fail(f"usage error: {message}")
 
 
+def _legacy_keras() -> bool:
+    """TF_USE_LEGACY_KERAS=1: your tf.keras is Keras 2 (tf-keras), so load with it."""
+    return os.environ.get("TF_USE_LEGACY_KERAS", "").strip().lower() in ("1", "true", "yes")
+
+
 def _quiet_import_keras():
-    """Import Keras with TensorFlow's start-up log lines (C++, on fd 2) silenced."""
+    """Import Keras (tf-keras under TF_USE_LEGACY_KERAS=1) with TensorFlow's start-up log lines
+    (C++, on fd 2) silenced."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     sys.stderr.flush()
     saved = os.dup(2)
@@ -802,9 +875,12 @@ def _quiet_import_keras():
         with open(os.devnull, "w") as null:
             os.dup2(null.fileno(), 2)
             try:
-                import keras
+                if _legacy_keras():
+                    import tf_keras as keras
+                else:
+                    import keras
             except Exception as exc:
-                raise _Fail(f"cannot import Keras: {exc}")
+                raise _Fail(f"cannot import {'tf-keras' if _legacy_keras() else 'Keras'}: {exc}")
     finally:
         os.dup2(saved, 2)
         os.close(saved)
@@ -815,63 +891,102 @@ def _load(path: str):
     if not os.path.exists(path):
         raise _Fail(f"{path}: no such file")
     if os.path.isdir(path):
-        raise _Fail(f"{path}: is a directory, not a .keras file")
+        raise _Fail(f"{path}: is a directory, not a .keras or .h5 file")
     with open(path, "rb") as f:
         head = f.read(8)
-    if head.startswith(b"\x89HDF"):
-        raise _Fail(f"{path}: legacy HDF5 (.h5) file; load it with your Keras version and "
-                    "save it as .keras, or call check_model() on the loaded model "
-                    f"({SITE}legacy/#find-old-defaults)")
-    if not zipfile.is_zipfile(path):
-        raise _Fail(f"{path}: not a .keras archive (not a zip file)")
-    try:
-        with zipfile.ZipFile(path) as z:
-            if "config.json" not in z.namelist():
-                raise _Fail(f"{path}: not a Keras model archive (no config.json inside)")
-    except zipfile.BadZipFile as exc:
-        raise _Fail(f"{path}: corrupt archive ({exc})")
+    h5 = head.startswith(b"\x89HDF")
+    if not h5 and not zipfile.is_zipfile(path):
+        raise _Fail(f"{path}: not a .keras archive (not a zip file) nor an HDF5 (.h5) file")
+    saved_by = ""
+    if not h5:
+        try:
+            with zipfile.ZipFile(path) as z:
+                if "config.json" not in z.namelist():
+                    raise _Fail(f"{path}: not a Keras model archive (no config.json inside)")
+                if "metadata.json" in z.namelist():
+                    saved_by = str(json.loads(z.read("metadata.json")).get("keras_version", ""))
+        except (zipfile.BadZipFile, ValueError) as exc:
+            raise _Fail(f"{path}: corrupt archive ({exc})")
     keras = _quiet_import_keras()
     try:
-        model = keras.saving.load_model(path, compile=False)
+        with warnings.catch_warnings():  # Keras's deprecation warnings are not the report
+            warnings.simplefilter("ignore")
+            if _legacy_keras():
+                model = keras.models.load_model(path, compile=False)
+            else:
+                model = keras.saving.load_model(path, compile=False)
     except Exception as exc:  # Keras raises many types; the reader needs one line
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise _Fail(f"{path}: Keras could not load the model: {first}")
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        kind = "legacy HDF5 (.h5) file" if h5 else "model"
+        hint = ""
+        if not _legacy_keras() and (h5 or saved_by.startswith("2.")):
+            hint = (" (saved by tf-keras? run with TF_USE_LEGACY_KERAS=1"
+                    + (f": it was saved by Keras {saved_by})" if saved_by else ")"))
+        raise _Fail(f"{path}: {'tf-keras' if _legacy_keras() else 'Keras'} could not load the "
+                    f"{kind}{hint}: {first}")
     return keras, model
+
+
+def _load_sample(path: str, model):
+    """One batch from an .npz file: its one array, its arrays named after the model's inputs,
+    or its arrays in order (numpy.savez(path, x) or numpy.savez(path, tokens=..., ...))."""
+    import numpy as np
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except Exception as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise _Fail(f"{path}: not a readable .npz file ({first})")
+    if not arrays:
+        raise _Fail(f"{path}: the .npz file holds no array")
+    if len(arrays) == 1:
+        return next(iter(arrays.values()))
+    names = [getattr(t, "name", "").split(":")[0] for t in getattr(model, "inputs", []) or []]
+    if set(arrays) == set(names):
+        return [arrays[n] for n in names]
+    return list(arrays.values())
 
 
 def main(argv=None) -> int:
     parser = _Parser(prog="cudnn_check.py", description=__doc__.splitlines()[0])
-    parser.add_argument("model", help="a .keras file")
+    parser.add_argument("model", help="a .keras file, or .h5 (tf-keras: TF_USE_LEGACY_KERAS=1)")
+    parser.add_argument("--sample", help="an .npz file with one batch of your inputs")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     try:
         args = parser.parse_args(argv)
+        if args.sample and not os.path.isfile(args.sample):
+            raise _Fail(f"{args.sample}: no such file")
         keras, model = _load(args.model)
-        layers = rnn_layers(model) if _kind(model) is None else [(model.name, model)]
-        findings = check_model(model)
+        sample = _load_sample(args.sample, model) if args.sample else None
+        report = check_model(model, sample=sample)
     except _Fail as exc:
         print(f"cudnn_check: {exc}", file=sys.stderr)
         return 2
-    bad = {f.layer for f in findings}
-    rules = f"Keras {keras.__version__}, {keras.backend.backend()} backend"
+    backend = keras.backend.backend()
+    rules = f"{'tf-keras' if _legacy_keras() else 'Keras'} {keras.__version__}, {backend} backend"
     if args.json:
         print(json.dumps({
-            "model": args.model, "keras": keras.__version__, "backend": keras.backend.backend(),
-            "layers": [{"path": p, "class": type(l).__name__, "eligible": p not in bad}
-                       for p, l in layers],
-            "findings": [dataclasses.asdict(f) for f in findings],
+            "model": args.model, "keras": keras.__version__, "backend": backend,
+            "legacy_keras": _legacy_keras(), "probe": report.probe, "notes": report.notes,
+            "layers": [{"path": p, "class": c, "verdict": v,
+                        "eligible": not any(f.layer == p for f in report)}
+                       for p, c, v in report.layers],
+            "findings": [dataclasses.asdict(f) for f in report],
         }, indent=2))
-    elif not layers:
+    elif not report.layers and not report:
         print(f"{args.model}: no LSTM or GRU layer found; nothing to check ({rules}).")
     else:
-        print(f"{args.model} ({rules}):")
-        for path, layer in layers:
-            mine = [f for f in findings if f.layer == path]
-            verdict = "falls back to the generic kernel" if mine else "uses cuDNN on a GPU"
-            print(f"{path} ({type(layer).__name__}): {verdict}")
-            for f in mine:
+        print(f"{args.model} ({rules}):\n{report.probe}")
+        for path, cls, verdict in report.layers:
+            print(f"{path} ({cls}): {verdict}")
+            for f in (f for f in report if f.layer == path):
                 print(f"  - [{f.criterion}] {f.message}\n    fix: {f.fix}"
                       + (f"\n    see: {f.see}" if f.see else ""))
-    return 1 if findings else 0
+        for f in (f for f in report if f.layer not in {p for p, _, _ in report.layers}):
+            print(f"{f.layer}: [{f.criterion}] {f.message}\n    fix: {f.fix}")
+        for note in report.notes:
+            print(note)
+    return 1 if report else 0
 
 
 # --8<-- [start:show]
