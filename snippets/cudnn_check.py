@@ -721,6 +721,17 @@ def probe_model(model, sample=None) -> dict:
     return probe.records
 
 
+def _version_string(flavour: str) -> str:
+    if flavour == "keras2":
+        try:
+            import tf_keras as k
+        except ImportError:  # TF <= 2.15: Keras 2 is the keras package
+            import keras as k
+        return k.__version__
+    import keras
+    return keras.__version__
+
+
 class Report(list):
     """check_model's findings (a list: [] means every LSTM/GRU called takes cuDNN), with how
     they were obtained. `probe`: one line, whether the library's own decision ran on the model
@@ -849,8 +860,10 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
             findings.extend(found)
             layers.append((path, type(layer).__name__, "not called on " + where + "; static: "
                            + ("falls back" if found else "eligible")))
-    line = (f"asked {'Keras 2 (tf-keras)' if flavour == 'keras2' else 'Keras'} on the {backend} "
-            f"backend, on {where}, with a GPU pretended")
+    version = _version_string(flavour)
+    line = (f"asked tf-keras {version}" if flavour == "keras2" else
+            f"asked Keras {version} on the {_BACKEND_NAMES.get(backend, backend)} backend")
+    line += f", on {where}, with a GPU pretended"
     return Report(findings, line, layers, _dtype_note(model, records, flavour, backend))
 
 
