@@ -529,8 +529,10 @@ class _Probe:
             setattr(owner, name, old)
         self.undo.clear()
 
-    def wrap_method(self, cls, name, masked_arg=None):
-        """Count the calls of cls.name per layer and keep the layer on the stack meanwhile."""
+    def wrap_method(self, cls, name, masked_arg=None, generic=None):
+        """Count the calls of cls.name per layer and keep the layer on the stack meanwhile.
+        generic: the generic loop to finish a call with when use_cudnn=True raised only because
+        the recorder failed the cuDNN call (on a GPU that call runs)."""
         if name not in cls.__dict__:
             return
         original, probe = cls.__dict__[name], self
@@ -547,8 +549,13 @@ class _Probe:
                     rec.masked_calls += 1
                     rec.call_masks.append(_to_numpy(mask))
             probe.stack.append(layer)
+            before = rec.cudnn
             try:
                 return original(layer, *args, **kwargs)
+            except ValueError as exc:
+                if generic is None or rec.cudnn == before or "use_cudnn=True" not in str(exc):
+                    raise
+                return generic(layer, *args, **kwargs)
             finally:
                 probe.stack.pop()
         self.patch(cls, name, wrapper)
@@ -585,9 +592,10 @@ def _probe_keras3(probe: _Probe, backend: str):
     bidirectional, gru, lstm, rnn = (importlib.import_module(f"keras.src.layers.rnn.{name}")
                                      for name in ("bidirectional", "gru", "lstm", "rnn"))
     kb = importlib.import_module("keras.src.backend")
+    generic_loop = rnn.RNN.inner_loop
     probe.wrap_method(rnn.RNN, "inner_loop", masked_arg=2)
-    probe.wrap_method(lstm.LSTM, "inner_loop", masked_arg=2)
-    probe.wrap_method(gru.GRU, "inner_loop", masked_arg=2)
+    probe.wrap_method(lstm.LSTM, "inner_loop", masked_arg=2, generic=generic_loop)
+    probe.wrap_method(gru.GRU, "inner_loop", masked_arg=2, generic=generic_loop)
     for name in ("_call_fused_lstm", "_call_fused_gru"):  # Keras >= 3.14
         probe.wrap_method(bidirectional.Bidirectional, name)
     if backend == "tensorflow":
@@ -693,6 +701,15 @@ def _zeros_for(model):
     return arrays[0] if len(arrays) == 1 else arrays
 
 
+def _first_line(exc) -> str:
+    """The line of an exception that says what went wrong (Keras wraps a layer's error in
+    "Exception encountered when calling ...", with terminal colour codes)."""
+    import re
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(exc).splitlines()]
+    lines = [line for line in lines if line and not line.startswith("Exception encountered")]
+    return lines[0] if lines else type(exc).__name__
+
+
 def probe_model(model, sample=None) -> dict:
     """Call the model once with the library's own decision code believing a GPU is present.
     Returns {id(layer): _Record}; raises _Fail (one line) where it cannot run."""
@@ -713,7 +730,7 @@ def probe_model(model, sample=None) -> dict:
     except _Fail:
         raise
     except Exception as exc:  # the reader's model: anything can go wrong
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        first = _first_line(exc)[:200]
         what = "your sample" if sample is not None else "zeros shaped from its inputs"
         raise _Fail(f"the model could not be called on {what} ({type(exc).__name__}: {first})")
     finally:

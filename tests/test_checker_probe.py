@@ -227,3 +227,17 @@ def test_cli_loads_tf_keras_files_and_takes_a_sample(tmp_path):
         ("k2/enc", "depends on the padding")]
     assert rc2 == 0 and second["probe"].endswith("on your sample, with a GPU pretended")
     assert rc3 == 2 and len(err3.strip().splitlines()) == 1 and "bad.npz" in err3
+
+
+def test_use_cudnn_true_is_probed_past_the_recorder():
+    """use_cudnn=True raises when the cuDNN call fails, as the recorder makes it: the probe
+    counts the call Keras chose and finishes the model with the generic loop."""
+    inp = keras.Input((5, 3))
+    model = keras.Model(inp, keras.layers.LSTM(3, use_cudnn=True, name="strict")(inp), name="m")
+    with pretend_gpu() as calls:
+        with pytest.raises(ValueError, match="use_cudnn=True"):
+            model(np.zeros((2, 5, 3), "float32"))
+    assert calls == ["lstm"]
+    report = cudnn_check.check_model(model)
+    assert report.probe.startswith("asked") and report == []
+    assert report.layers == [("m/strict", "LSTM", "uses cuDNN on a GPU")]
