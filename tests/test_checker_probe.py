@@ -241,3 +241,15 @@ def test_use_cudnn_true_is_probed_past_the_recorder():
     report = cudnn_check.check_model(model)
     assert report.probe.startswith("asked") and report == []
     assert report.layers == [("m/strict", "LSTM", "uses cuDNN on a GPU")]
+
+
+def test_checker_stays_one_file_that_imports_nothing_from_this_site():
+    import ast
+    tree = ast.parse(CHECKER.read_text(encoding="utf-8"))
+    top = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+           for alias in node.names}
+    top |= {node.module.split(".")[0] for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module}
+    frameworks = {"keras", "tf_keras", "tensorflow", "jax", "torch", "numpy"}
+    assert top - frameworks <= set(sys.stdlib_module_names), top - frameworks
+    assert not any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree))
