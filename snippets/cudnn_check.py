@@ -9,19 +9,28 @@ TensorFlow is imported only for a TensorFlow-backend or Keras 2 layer.
 
     from cudnn_check import check_model, check_layer, check_mask, check_module
     findings = check_model(model)      # Keras: [] means every LSTM/GRU is cuDNN-eligible
+    findings = check_model(model, sample=x)   # ... decided on a batch of yours
     findings = check_module(module)    # PyTorch: the same for every RNN module it finds
 
-    python cudnn_check.py MODEL.keras [--json]
-    exit 0: every RNN layer is eligible (or there is none), 1: some layer falls back, 2: error
+    python cudnn_check.py MODEL.keras [--sample batch.npz] [--json]
+    TF_USE_LEGACY_KERAS=1 python cudnn_check.py MODEL.keras|MODEL.h5   # tf-keras (Keras 2)
+    exit 0: every RNN layer is eligible (or there is none), 1: some layer falls back or depends
+    on the padding, 2: error
+
+check_model() asks the library: it calls the model once (on your sample=, else on zeros shaped
+from its inputs) with the backend's own decision code believing a GPU is present, and records
+which LSTM/GRU calls reach cuDNN. Where it cannot, it says so and reads the layers' arguments.
 """
 # snippet: timeout=120
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
 import sys
+import warnings
 import zipfile
 
 __all__ = ["Finding", "check_layer", "check_model", "check_mask", "check_module",
@@ -38,6 +47,8 @@ class Finding:
     fix: str  # what to change
     layer: str = ""  # path of the layer in the model ("" for a mask)
     see: str = ""  # a page of the guide that explains it
+    source: str = ""  # "probe": the library's own decision on your model; "static": read from
+    #                   the layer's arguments only
 
     def __str__(self) -> str:
         where = f"{self.layer}: " if self.layer else ""
@@ -54,8 +65,9 @@ def _flavour(obj) -> tuple[str, tuple[int, int], str]:
     """(kind, (major, minor), backend) for a Keras layer or model object.
 
     kind is "keras3" or "keras2"; backend is Keras 3's backend ("tensorflow", "jax", "torch",
-    ...) or "tensorflow" for Keras 2."""
-    module = type(obj).__module__
+    ...) or "tensorflow" for Keras 2. A class of yours is judged by the Keras it derives from."""
+    module = next((c.__module__ for c in type(obj).__mro__
+                   if c.__module__.split(".")[0] in ("keras", "tf_keras", "tensorflow")), "keras")
     if module.startswith("tf_keras"):
         import tf_keras
         return "keras2", _version_tuple(tf_keras.__version__), "tensorflow"
@@ -70,7 +82,10 @@ def _flavour(obj) -> tuple[str, tuple[int, int], str]:
 
 
 def _class_names(obj) -> list[str]:
-    return [c.__name__ for c in type(obj).__mro__]
+    """The names of the Keras classes the object derives from: a class of yours named LSTM but
+    built on keras.layers.RNN is an RNN, not an LSTM."""
+    return [c.__name__ for c in type(obj).__mro__
+            if c.__module__.split(".")[0] in ("keras", "tf_keras", "tensorflow")]
 
 
 def _rnn_cells(cell) -> list:
@@ -109,8 +124,13 @@ class _Findings(list):
         self.append(Finding(criterion, message, fix, "", see))
 
 
+# Which releases made each old argument the default (the keras tags' layers/recurrent.py).
+_OLD_DEFAULTS = {"hard_sigmoid": "Keras 2.2 or older and tf.keras in TensorFlow 1.x",
+                 "reset_after=False": "Keras 2.1.5 to 2.3.1 and tf.keras in TensorFlow 1.x"}
+
+
 def _old_default(what: str) -> str:
-    return (f" Models built with Keras 2.2 or older got {what} by default and keep it when "
+    return (f" Models built with {_OLD_DEFAULTS[what]} got {what} by default and keep it when "
             "loaded.")
 
 
@@ -266,8 +286,8 @@ def check_layer(layer, path: str = "") -> list[Finding]:
     (with the installed framework, version and, for Keras 3, backend)."""
     path = path or getattr(layer, "name", "")
     kind = _kind(layer)
-    if kind is None:
-        return []
+    if kind is None:  # a wrapper (Bidirectional, TimeDistributed) or a model: its RNN layers
+        return [f for sub_path, sub in rnn_layers(layer, path) for f in check_layer(sub, sub_path)]
     if kind == "rnn":
         cells = ", ".join(type(c).__name__ for c in _rnn_cells(layer.cell))
         return [Finding("generic_rnn", f"{type(layer).__name__}({cells}) never uses cuDNN: only "
@@ -311,16 +331,6 @@ def rnn_layers(model, path: str | None = None, _seen: set | None = None):
         else:
             found.extend(rnn_layers(child, child_path, seen))
     return found
-
-
-def check_model(model) -> list[Finding]:
-    """Findings for every RNN layer in a Keras model or layer."""
-    if _kind(model) is not None:
-        return check_layer(model)
-    findings: list[Finding] = []
-    for path, layer in rnn_layers(model):
-        findings.extend(check_layer(layer, path))
-    return findings
 
 
 def _default_backend() -> str:
@@ -368,7 +378,10 @@ def check_mask(mask, padding_value=None, backend: str | None = None) -> list[Fin
 # ------------------------------------------------------------------------------ PyTorch
 def check_module(module) -> list[Finding]:
     """Findings for every nn.LSTM, nn.GRU and nn.RNN in a PyTorch module, and for every cell
-    (nn.LSTMCell, nn.GRUCell, nn.RNNCell), which some Python loop calls step by step.
+    (nn.LSTMCell, nn.GRUCell, nn.RNNCell), which some Python loop calls step by step. It sees
+    through torch.jit.script and torch.jit.trace (their submodules keep the original class),
+    flags dynamically quantized RNNs (never cuDNN) and RNNs kept in a plain list, dict or tuple
+    outside the registered module tree, and says "cannot inspect" where it cannot look.
 
     PyTorch decides per call, in C++ (aten/src/ATen/native/RNN.cpp, use_cudnn): the input is
     a CUDA tensor, cuDNN is enabled, and the dtype is float16, float32 or float64 (bfloat16
@@ -378,19 +391,65 @@ def check_module(module) -> list[Finding]:
     import torch
     from torch import nn
 
+    if not isinstance(module, nn.Module):
+        return [Finding("cannot_inspect", f"cannot inspect a {type(module).__name__}: it is not "
+                        "an nn.Module (a scripted or traced function keeps no modules to read).",
+                        "Pass the nn.Module itself (before torch.jit.script/trace or "
+                        "torch.compile).", type(module).__name__)]
     findings: list[Finding] = []
-    for name, m in module.named_modules():
-        path = name or type(module).__name__
-        if isinstance(m, (nn.LSTMCell, nn.GRUCell, nn.RNNCell)):
-            findings.append(Finding("cell_loop", f"{type(m).__name__}: a cell runs one time "
+    registered = {id(m) for m in module.modules()}
+    modules = list(module.named_modules())
+    for name, m in list(modules):  # RNNs in plain containers are not in the module tree
+        for attr, value in list(getattr(m, "__dict__", {}).items()):
+            items = (value.items() if isinstance(value, dict) else enumerate(value)
+                     if isinstance(value, (list, tuple)) else ())
+            for key, sub in items:
+                if isinstance(sub, nn.Module) and id(sub) not in registered:
+                    path = f"{name + '.' if name else ''}{attr}[{key!r}]"
+                    registered.update(id(x) for x in sub.modules())
+                    for sub_name, x in sub.named_modules():
+                        if isinstance(x, (nn.RNNBase, nn.RNNCellBase)):
+                            findings.append(Finding(
+                                "unregistered", f"{type(x).__name__} kept in a plain "
+                                f"{type(value).__name__}: module.to('cuda') does not move it and "
+                                "state_dict() does not save it.", "Hold it in nn.ModuleList or "
+                                "nn.ModuleDict (or as an attribute).",
+                                path + (f".{sub_name}" if sub_name else "")))
+                    modules.extend((path + (f".{n}" if n else ""), x)
+                                   for n, x in sub.named_modules())
+    rnn_ops = ("aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu")
+    found_rnn = False
+    top = getattr(module, "original_name", None) or type(module).__name__
+    for name, m in modules:
+        path = name or top
+        original = getattr(m, "original_name", None)  # scripted or traced submodule
+        cls = original if isinstance(m, torch.jit.ScriptModule) and original else type(m).__name__
+        if type(m).__module__.startswith(("torch.ao.nn.quantized", "torch.nn.quantized")) and \
+                cls in ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"):
+            found_rnn = True
+            findings.append(Finding("quantized", f"dynamically quantized {cls}: it runs "
+                                    "PyTorch's quantized CPU kernels, never cuDNN.",
+                                    "Keep a float copy of the RNN for the GPU; quantize only the "
+                                    "model you serve on CPU.", path))
+            continue
+        if isinstance(m, (nn.LSTMCell, nn.GRUCell, nn.RNNCell)) or (
+                isinstance(m, torch.jit.ScriptModule) and cls in ("LSTMCell", "GRUCell", "RNNCell")):
+            found_rnn = True
+            findings.append(Finding("cell_loop", f"{cls}: a cell runs one time "
                                     "step per call, so a loop over it never uses cuDNN.",
-                                    f"Use nn.{type(m).__name__[:-4]} over the whole sequence.",
+                                    f"Use nn.{cls[:-4]} over the whole sequence.",
                                     path))
             continue
-        if not isinstance(m, nn.RNNBase):
+        if isinstance(m, nn.RNNBase):
+            weights = [w for w in m._flat_weights if isinstance(w, torch.Tensor)]
+        elif isinstance(m, torch.jit.ScriptModule) and cls in ("LSTM", "GRU", "RNN"):
+            weights = [w for _, w in m.named_parameters(recurse=False)]  # the same aten call
+        else:
             continue
-        weights = [w for w in m._flat_weights if isinstance(w, torch.Tensor)]
+        found_rnn = True
         if not weights:
+            findings.append(Finding("cannot_inspect", f"cannot inspect {cls}: it has no "
+                                    "weights to read.", "Pass the module with its weights.", path))
             continue
         device, dtype = weights[0].device, weights[0].dtype
         if device.type != "cuda":
@@ -419,21 +478,426 @@ def check_module(module) -> list[Finding]:
                                     "buffer: PyTorch warns and copies them on every call.",
                                     "Call flatten_parameters() after replacing weights, and at "
                                     "the start of forward() under DataParallel.", path))
+    if not found_rnn and isinstance(module, torch.jit.ScriptModule):
+        try:
+            graph = str(module.inlined_graph)
+        except Exception:  # some scripted modules have no single forward graph
+            graph = ""
+        if any(op in graph for op in rnn_ops):
+            findings.append(Finding("cannot_inspect", "cannot inspect: the scripted or traced "
+                                    "graph calls an RNN op that belongs to no module it keeps.",
+                                    "Pass the nn.Module itself (before torch.jit.script/trace).",
+                                    top))
     return findings
 
 
-# --------------------------------------------------------------------------- command line
 class _Fail(Exception):
     """A problem to report in one line on stderr, exit 2."""
 
 
+# ------------------------------------------------------------------------------ the probe
+# The static rules above are this file's reading of each library. The probe asks the library:
+# it calls your model once, on your sample or on zeros, with the backend's own decision code
+# believing a GPU is present, and records which LSTM/GRU calls reach the function that would
+# run cuDNN. That function is replaced by a recorder that fails the way a missing cuDNN fails,
+# so Keras falls back to its generic loop and the call finishes on the CPU. Nothing runs cuDNN.
+
+class _Record:
+    """What the probe saw of one RNN layer: its calls, those that reached cuDNN, the masks."""
+    def __init__(self, layer):
+        self.layer, self.calls, self.cudnn, self.dtypes = layer, 0, 0, set()
+        self.masked_calls, self.call_masks = 0, []  # calls given a mask, and those masks
+        self.masks_reached, self.masks_refused = 0, []  # masks cuDNN's function got, refused
+
+
+class _Probe:
+    def __init__(self):
+        self.records: dict[int, _Record] = {}
+        self.stack: list = []  # the RNN layers (or fused Bidirectional layers) being called
+        self.undo: list = []
+
+    def record(self, layer) -> _Record:
+        return self.records.setdefault(id(layer), _Record(layer))
+
+    def patch(self, owner, name, new):
+        self.undo.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
+                          else getattr(owner, name)))
+        setattr(owner, name, new)
+
+    def restore(self):
+        for owner, name, old in reversed(self.undo):
+            setattr(owner, name, old)
+        self.undo.clear()
+
+    def wrap_method(self, cls, name, masked_arg=None, generic=None):
+        """Count the calls of cls.name per layer and keep the layer on the stack meanwhile.
+        generic: the generic loop to finish a call with when use_cudnn=True raised only because
+        the recorder failed the cuDNN call (on a GPU that call runs)."""
+        if name not in cls.__dict__:
+            return
+        original, probe = cls.__dict__[name], self
+
+        def wrapper(layer, *args, **kwargs):
+            rec = probe.record(layer)
+            if not probe.stack or probe.stack[-1] is not layer:  # RNN.inner_loop inside LSTM's
+                rec.calls += 1
+                mask = args[masked_arg] if masked_arg is not None and len(args) > masked_arg \
+                    else kwargs.get("mask")
+                if isinstance(mask, (list, tuple)):
+                    mask = mask[0] if mask else None
+                if mask is not None:
+                    rec.masked_calls += 1
+                    rec.call_masks.append(_to_numpy(mask))
+            probe.stack.append(layer)
+            before = rec.cudnn
+            try:
+                return original(layer, *args, **kwargs)
+            except ValueError as exc:
+                if generic is None or rec.cudnn == before or "use_cudnn=True" not in str(exc):
+                    raise
+                return generic(layer, *args, **kwargs)
+            finally:
+                probe.stack.pop()
+        self.patch(cls, name, wrapper)
+
+    def reached(self, mask=None, mask_ok=True, dtype=None):
+        """The cuDNN function was called, by the layer on top of the stack; with a mask, which
+        the library accepted (mask_ok) or refused."""
+        if not self.stack:
+            return
+        top = self.stack[-1]
+        layers = ([top.forward_layer, top.backward_layer] if hasattr(top, "forward_layer")
+                  else [top])
+        for layer in layers:
+            rec = self.record(layer)
+            rec.cudnn += 1
+            if layer is not top:
+                rec.calls += 1
+            if mask is not None:
+                rec.masks_reached += 1
+                if not mask_ok:
+                    rec.masks_refused.append(mask)
+            if dtype is not None:
+                rec.dtypes.add(str(getattr(dtype, "name", dtype)).replace("torch.", ""))
+
+
+def _to_numpy(x):
+    import numpy as np
+    if hasattr(x, "detach"):
+        x = x.detach().cpu()
+    return np.asarray(x)
+
+
+def _probe_keras3(probe: _Probe, backend: str):
+    bidirectional, gru, lstm, rnn = (importlib.import_module(f"keras.src.layers.rnn.{name}")
+                                     for name in ("bidirectional", "gru", "lstm", "rnn"))
+    kb = importlib.import_module("keras.src.backend")
+    generic_loop = rnn.RNN.inner_loop
+    probe.wrap_method(rnn.RNN, "inner_loop", masked_arg=2)
+    probe.wrap_method(lstm.LSTM, "inner_loop", masked_arg=2, generic=generic_loop)
+    probe.wrap_method(gru.GRU, "inner_loop", masked_arg=2, generic=generic_loop)
+    for name in ("_call_fused_lstm", "_call_fused_gru"):  # Keras >= 3.14
+        probe.wrap_method(bidirectional.Bidirectional, name)
+    if backend == "tensorflow":
+        import tensorflow as tf
+        brnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
+
+        def recorder(mask_index):
+            def fake(inputs, *args, **kwargs):
+                mask = args[mask_index - 1] if len(args) >= mask_index else kwargs.get("mask")
+                ok = True
+                if mask is not None:
+                    try:  # Keras's own check, which fails the cuDNN call on a GPU
+                        brnn._assert_valid_mask(mask)
+                    except tf.errors.InvalidArgumentError:
+                        ok = False
+                probe.reached(None if mask is None else _to_numpy(mask), ok, inputs.dtype)
+                raise tf.errors.NotFoundError(None, None, "cudnn_check probe: no cuDNN here")
+            return fake
+        probe.patch(brnn, "_is_gpu_available", lambda: True)
+        probe.patch(brnn, "_cudnn_lstm", recorder(6))
+        probe.patch(brnn, "_cudnn_gru", recorder(5))
+    elif backend == "jax":
+        import jax.experimental.rnn as jax_rnn
+        brnn = importlib.import_module("keras.src.backend.jax.rnn")
+
+        def fake(x, *args, **kwargs):
+            probe.reached(None, dtype=x.dtype)
+            raise RuntimeError("cudnn_check probe: no cuDNN here")
+        probe.patch(brnn, "_is_gpu_available", lambda: True)
+        probe.patch(jax_rnn, "lstm", fake)  # Keras imports it from there at each call
+    elif backend == "torch":
+        import torch
+        brnn = importlib.import_module("keras.src.backend.torch.rnn")
+
+        class CudaLooking(torch.Tensor):  # a CPU tensor that says it is on a GPU
+            @property
+            def device(self):
+                return torch.device("cuda", 0)
+
+        def recorder(error):
+            def fake(*args, **kwargs):
+                probe.reached(None, dtype=getattr(args[0], "dtype", None))
+                raise error("cudnn_check probe: no cuDNN here")
+            return fake
+
+        def on_gpu(fn):  # the backend's lstm/gru decide by the input's device
+            def wrapper(inputs, *args, **kwargs):
+                out = fn(torch.as_tensor(inputs).as_subclass(CudaLooking), *args, **kwargs)
+                return plain(out)
+            return wrapper
+
+        def plain(out):  # what the layer gets back says "cpu" again
+            if isinstance(out, (list, tuple)):
+                return type(out)(plain(o) for o in out)
+            return out.as_subclass(torch.Tensor) if isinstance(out, torch.Tensor) else out
+        probe.patch(brnn, "_is_cuda_cudnn_available", lambda: True)
+        probe.patch(brnn, "_cudnn_lstm", recorder(RuntimeError))
+        probe.patch(brnn, "_cudnn_gru", recorder(RuntimeError))
+        for name in ("prepare_lstm_params", "prepare_gru_params"):  # the fused Bidirectional
+            if hasattr(brnn, name):
+                probe.patch(brnn, name, recorder(NotImplementedError))
+        for name in ("lstm", "gru", "bidirectional_lstm", "bidirectional_gru"):
+            if hasattr(kb, name):
+                probe.patch(kb, name, on_gpu(getattr(kb, name)))
+    else:
+        raise _Fail(f"the {backend} backend has no cuDNN path to probe")
+
+
+def _probe_keras2(probe: _Probe):
+    base_rnn, gru, gru_lstm_utils, lstm = (
+        importlib.import_module(f"tf_keras.src.layers.rnn.{name}")
+        for name in ("base_rnn", "gru", "gru_lstm_utils", "lstm"))
+    probe.wrap_method(lstm.LSTM, "call", masked_arg=1)
+    probe.wrap_method(gru.GRU, "call", masked_arg=1)
+    probe.wrap_method(base_rnn.RNN, "call", masked_arg=1)
+
+    def recorder(module, gpu, standard):
+        def fake(**kwargs):
+            mask = kwargs.get("mask")
+            probe.reached(None if mask is None else _to_numpy(mask), True,  # tf-keras checked
+                          kwargs["inputs"].dtype)  # the mask before this call
+            layer = probe.stack[-1] if probe.stack else None
+            return getattr(module, standard)(
+                zero_output_for_mask=getattr(layer, "zero_output_for_mask", False), **kwargs)
+        probe.patch(module, gpu, fake)
+    probe.patch(gru_lstm_utils, "get_context_device_type", lambda: "GPU")
+    recorder(lstm, "gpu_lstm", "standard_lstm")
+    recorder(gru, "gpu_gru", "standard_gru")
+
+
+def _zeros_for(model):
+    """Zeros shaped from the model's inputs (batch 2, unknown lengths 3)."""
+    import numpy as np
+    inputs = getattr(model, "inputs", None)
+    if not inputs:
+        raise _Fail("the model has no input shapes (build it, or pass sample=)")
+    arrays = []
+    for t in inputs:
+        shape = tuple(2 if i == 0 and d is None else (3 if d is None else d)
+                      for i, d in enumerate(t.shape))
+        dtype = getattr(t.dtype, "name", t.dtype) or "float32"
+        arrays.append(np.zeros(shape, dtype=str(dtype)))
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def _first_line(exc) -> str:
+    """The line of an exception that says what went wrong (Keras wraps a layer's error in
+    "Exception encountered when calling ...", with terminal colour codes)."""
+    import re
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in str(exc).splitlines()]
+    lines = [line for line in lines if line and not line.startswith("Exception encountered")]
+    return lines[0] if lines else type(exc).__name__
+
+
+def probe_model(model, sample=None) -> dict:
+    """Call the model once with the library's own decision code believing a GPU is present.
+    Returns {id(layer): _Record}; raises _Fail (one line) where it cannot run."""
+    flavour, _, backend = _flavour(model)
+    probe = _Probe()
+    try:
+        if flavour == "keras2":
+            _probe_keras2(probe)
+        else:
+            _probe_keras3(probe, backend)
+    except (ImportError, AttributeError, KeyError) as exc:
+        probe.restore()
+        raise _Fail(f"this {flavour} release's internals are not the ones the probe knows "
+                    f"({type(exc).__name__}: {exc})")
+    try:
+        x = _zeros_for(model) if sample is None else sample
+        model(x, training=False)
+    except _Fail:
+        raise
+    except Exception as exc:  # the reader's model: anything can go wrong
+        first = _first_line(exc)[:200]
+        what = "your sample" if sample is not None else "zeros shaped from its inputs"
+        raise _Fail(f"the model could not be called on {what} ({type(exc).__name__}: {first})")
+    finally:
+        probe.restore()
+    return probe.records
+
+
+def _version_string(flavour: str) -> str:
+    if flavour == "keras2":
+        try:
+            import tf_keras as k
+        except ImportError:  # TF <= 2.15: Keras 2 is the keras package
+            import keras as k
+        return k.__version__
+    import keras
+    return keras.__version__
+
+
+class Report(list):
+    """check_model's findings (a list: [] means every LSTM/GRU called takes cuDNN), with how
+    they were obtained. `probe`: one line, whether the library's own decision ran on the model
+    or the static reading stands in for it. `layers`: (path, class, verdict) for every RNN
+    layer seen. `notes`: lines that do not change the verdict (the dtype policy)."""
+    def __init__(self, findings=(), probe="", layers=(), notes=()):
+        super().__init__(findings)
+        self.probe, self.layers, self.notes = probe, list(layers), list(notes)
+
+
+def _relevant(layer) -> bool:
+    return _kind(layer) is not None or any(n in type(layer).__name__ for n in ("LSTM", "GRU"))
+
+
+def _mask_reasons(masks, backend) -> list[Finding]:
+    out: list[Finding] = []
+    for mask in masks:
+        for f in check_mask(mask, backend=backend):
+            if f.criterion not in [g.criterion for g in out]:
+                out.append(f)
+    return out
+
+
+def _dtype_note(model, records, flavour, backend) -> list[str]:
+    policy = getattr(model, "dtype_policy", None) or getattr(model, "_dtype_policy", None)
+    name = getattr(policy, "name", None)
+    if name is None or name == "float32":
+        return []
+    seen = sorted({d for r in records.values() for d in r.dtypes})
+    head = f"dtype policy {name}: the cuDNN function was called with {', '.join(seen) or 'nothing'}"
+    if not seen:
+        return [head + "."]
+    if backend == "tensorflow":
+        import tensorflow as tf
+        from tensorflow.python.framework import op_def_registry
+        op = op_def_registry.get("CudnnRNNV3")
+        allowed = [tf.dtypes.as_dtype(t).name for a in op.attr if a.name == "T"
+                   for t in a.allowed_values.list.type]
+        ok = [d for d in seen if d in allowed]
+        return [head + f"; TensorFlow's cuDNN op (CudnnRNNV3) accepts {', '.join(allowed)}, so "
+                + ("it takes this dtype." if ok == seen else
+                   f"{', '.join(d for d in seen if d not in ok)} falls back.")]
+    if backend == "jax":
+        return [head + "; jax.experimental.rnn is written for float32 only (its own docstring), "
+                "so whether a GPU runs other dtypes through cuDNN is not decided here."]
+    if backend == "torch":
+        import torch
+        ok = [str(d).replace("torch.", "") for d in torch.backends.cudnn.CUDNN_TENSOR_DTYPES]
+        return [head + f"; PyTorch's cuDNN RNN takes {', '.join(sorted(ok))}"
+                + ("" if set(seen) <= set(ok) else ", and bfloat16 only with cuDNN >= 9.13 "
+                   "(pytorch/pytorch#164411); otherwise Keras falls back")
+                + "."]
+    return [head + "."]
+
+
+def check_model(model, sample=None, probe: bool = True) -> Report:
+    """Findings for every LSTM/GRU a Keras model calls, decided by the library itself (the
+    probe), with the reasons read from each layer's arguments. `sample`: one batch of your
+    inputs (what model(sample) takes); without it the probe uses zeros shaped from the model's
+    inputs. Where the probe cannot run, the static reading stands in, and `.probe` says so."""
+    tracked = rnn_layers(model) if _kind(model) is None else [(model.name, model)]
+    static = {id(layer): (path, layer, check_layer(layer, path)) for path, layer in tracked}
+    for _, _, found in static.values():
+        for f in found:
+            f.source = "static"
+    flavour, _, backend = _flavour(model)
+    if not probe:
+        return Report([f for *_, fs in static.values() for f in fs], "static reading only "
+                      "(probe=False)", [(p, type(l).__name__, "static: " + (
+                          "falls back" if fs else "eligible")) for p, l, fs in static.values()])
+    try:
+        records = probe_model(model, sample)
+    except _Fail as exc:
+        return Report([f for *_, fs in static.values() for f in fs],
+                      f"static reading (the probe could not run: {exc})",
+                      [(p, type(l).__name__, "static: " + ("falls back" if fs else "eligible"))
+                       for p, l, fs in static.values()])
+    findings, layers = [], []
+    per_batch = backend == "tensorflow"  # TF backend and tf-keras check a mask per batch
+    where = "your sample" if sample is not None else "zeros"
+    for rec in records.values():
+        layer = rec.layer
+        if not _relevant(layer) or rec.calls == 0:
+            continue
+        path = static.get(id(layer), (None,))[0] or \
+            f"{getattr(model, 'name', 'model')}/{layer.name} (called, not tracked by Keras)"
+        reasons = check_layer(layer, path)
+        if rec.cudnn >= rec.calls or (flavour == "keras2" and rec.masked_calls and not reasons):
+            # Every call reached cuDNN's function (tf-keras: or only a mask kept it away).
+            masks = rec.masks_refused if flavour == "keras3" else [
+                m for m in rec.call_masks if check_mask(m, backend="tf_keras")]
+            if per_batch and (rec.masks_reached or rec.masked_calls) and sample is None:
+                found = [Finding("depends_on_padding", "a mask reaches cuDNN: Keras checks it "
+                                 "per batch, and takes cuDNN only for batches whose mask is "
+                                 "right-padded with no empty row.", 'Pad at the end (padding='
+                                 '"post"); pass sample= (--sample) to check a batch of yours.')]
+            elif per_batch and (masks or rec.cudnn < rec.calls):
+                found = _mask_reasons(masks, "tensorflow") or [Finding(
+                    "mask", "Keras refused the mask of your sample for cuDNN.",
+                    'Pad at the end (padding="post") and drop empty rows.')]
+            else:
+                found = []
+        else:
+            found = reasons
+            if not found and rec.masked_calls and backend in ("jax", "torch"):
+                found = check_mask([[True]], backend=backend)
+            if not found:
+                found = [Finding("generic_loop", f"Keras ran its generic loop for this layer on "
+                                 f"{where}, for a reason this checker cannot name.",
+                                 "Compare the layer's arguments with the defaults.")]
+            if rec.cudnn:
+                for f in found:
+                    f.message += f" (cuDNN on {rec.cudnn} of its {rec.calls} calls)"
+        for f in found:
+            f.layer, f.source = path, "probe"
+        findings.extend(found)
+        verdict = ("falls back to the generic kernel" if found and found[0].criterion
+                   != "depends_on_padding" else "depends on the padding" if found
+                   else "uses cuDNN on a GPU")
+        layers.append((path, type(layer).__name__, verdict))
+    for path, layer, found in static.values():
+        if id(layer) not in records or not records[id(layer)].calls:
+            if _kind(layer) in (None, "cell"):
+                findings.extend(found)  # loose cells: their loop is yours
+                continue
+            findings.extend(found)
+            layers.append((path, type(layer).__name__, "not called on " + where + "; static: "
+                           + ("falls back" if found else "eligible")))
+    version = _version_string(flavour)
+    line = (f"asked tf-keras {version}" if flavour == "keras2" else
+            f"asked Keras {version} on the {_BACKEND_NAMES.get(backend, backend)} backend")
+    line += f", on {where}, with a GPU pretended"
+    return Report(findings, line, layers, _dtype_note(model, records, flavour, backend))
+
+
+# --------------------------------------------------------------------------- command line
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
         raise _Fail(f"usage error: {message}")
 
 
+def _legacy_keras() -> bool:
+    """TF_USE_LEGACY_KERAS=1: your tf.keras is Keras 2 (tf-keras), so load with it."""
+    return os.environ.get("TF_USE_LEGACY_KERAS", "").strip().lower() in ("1", "true", "yes")
+
+
 def _quiet_import_keras():
-    """Import Keras with TensorFlow's start-up log lines (C++, on fd 2) silenced."""
+    """Import Keras (tf-keras under TF_USE_LEGACY_KERAS=1) with TensorFlow's start-up log lines
+    (C++, on fd 2) silenced."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     sys.stderr.flush()
     saved = os.dup(2)
@@ -441,9 +905,12 @@ def _quiet_import_keras():
         with open(os.devnull, "w") as null:
             os.dup2(null.fileno(), 2)
             try:
-                import keras
+                if _legacy_keras():
+                    import tf_keras as keras
+                else:
+                    import keras
             except Exception as exc:
-                raise _Fail(f"cannot import Keras: {exc}")
+                raise _Fail(f"cannot import {'tf-keras' if _legacy_keras() else 'Keras'}: {exc}")
     finally:
         os.dup2(saved, 2)
         os.close(saved)
@@ -454,63 +921,102 @@ def _load(path: str):
     if not os.path.exists(path):
         raise _Fail(f"{path}: no such file")
     if os.path.isdir(path):
-        raise _Fail(f"{path}: is a directory, not a .keras file")
+        raise _Fail(f"{path}: is a directory, not a .keras or .h5 file")
     with open(path, "rb") as f:
         head = f.read(8)
-    if head.startswith(b"\x89HDF"):
-        raise _Fail(f"{path}: legacy HDF5 (.h5) file; load it with your Keras version and "
-                    "save it as .keras, or call check_model() on the loaded model "
-                    f"({SITE}legacy/#find-old-defaults)")
-    if not zipfile.is_zipfile(path):
-        raise _Fail(f"{path}: not a .keras archive (not a zip file)")
-    try:
-        with zipfile.ZipFile(path) as z:
-            if "config.json" not in z.namelist():
-                raise _Fail(f"{path}: not a Keras model archive (no config.json inside)")
-    except zipfile.BadZipFile as exc:
-        raise _Fail(f"{path}: corrupt archive ({exc})")
+    h5 = head.startswith(b"\x89HDF")
+    if not h5 and not zipfile.is_zipfile(path):
+        raise _Fail(f"{path}: not a .keras archive (not a zip file) nor an HDF5 (.h5) file")
+    saved_by = ""
+    if not h5:
+        try:
+            with zipfile.ZipFile(path) as z:
+                if "config.json" not in z.namelist():
+                    raise _Fail(f"{path}: not a Keras model archive (no config.json inside)")
+                if "metadata.json" in z.namelist():
+                    saved_by = str(json.loads(z.read("metadata.json")).get("keras_version", ""))
+        except (zipfile.BadZipFile, ValueError) as exc:
+            raise _Fail(f"{path}: corrupt archive ({exc})")
     keras = _quiet_import_keras()
     try:
-        model = keras.saving.load_model(path, compile=False)
+        with warnings.catch_warnings():  # Keras's deprecation warnings are not the report
+            warnings.simplefilter("ignore")
+            if _legacy_keras():
+                model = keras.models.load_model(path, compile=False)
+            else:
+                model = keras.saving.load_model(path, compile=False)
     except Exception as exc:  # Keras raises many types; the reader needs one line
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise _Fail(f"{path}: Keras could not load the model: {first}")
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        kind = "legacy HDF5 (.h5) file" if h5 else "model"
+        hint = ""
+        if not _legacy_keras() and (h5 or saved_by.startswith("2.")):
+            hint = (" (saved by tf-keras? run with TF_USE_LEGACY_KERAS=1"
+                    + (f": it was saved by Keras {saved_by})" if saved_by else ")"))
+        raise _Fail(f"{path}: {'tf-keras' if _legacy_keras() else 'Keras'} could not load the "
+                    f"{kind}{hint}: {first}")
     return keras, model
+
+
+def _load_sample(path: str, model):
+    """One batch from an .npz file: its one array, its arrays named after the model's inputs,
+    or its arrays in order (numpy.savez(path, x) or numpy.savez(path, tokens=..., ...))."""
+    import numpy as np
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except Exception as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise _Fail(f"{path}: not a readable .npz file ({first})")
+    if not arrays:
+        raise _Fail(f"{path}: the .npz file holds no array")
+    if len(arrays) == 1:
+        return next(iter(arrays.values()))
+    names = [getattr(t, "name", "").split(":")[0] for t in getattr(model, "inputs", []) or []]
+    if set(arrays) == set(names):
+        return [arrays[n] for n in names]
+    return list(arrays.values())
 
 
 def main(argv=None) -> int:
     parser = _Parser(prog="cudnn_check.py", description=__doc__.splitlines()[0])
-    parser.add_argument("model", help="a .keras file")
+    parser.add_argument("model", help="a .keras file, or .h5 (tf-keras: TF_USE_LEGACY_KERAS=1)")
+    parser.add_argument("--sample", help="an .npz file with one batch of your inputs")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     try:
         args = parser.parse_args(argv)
+        if args.sample and not os.path.isfile(args.sample):
+            raise _Fail(f"{args.sample}: no such file")
         keras, model = _load(args.model)
-        layers = rnn_layers(model) if _kind(model) is None else [(model.name, model)]
-        findings = check_model(model)
+        sample = _load_sample(args.sample, model) if args.sample else None
+        report = check_model(model, sample=sample)
     except _Fail as exc:
         print(f"cudnn_check: {exc}", file=sys.stderr)
         return 2
-    bad = {f.layer for f in findings}
-    rules = f"Keras {keras.__version__}, {keras.backend.backend()} backend"
+    backend = keras.backend.backend()
+    rules = f"{'tf-keras' if _legacy_keras() else 'Keras'} {keras.__version__}, {backend} backend"
     if args.json:
         print(json.dumps({
-            "model": args.model, "keras": keras.__version__, "backend": keras.backend.backend(),
-            "layers": [{"path": p, "class": type(l).__name__, "eligible": p not in bad}
-                       for p, l in layers],
-            "findings": [dataclasses.asdict(f) for f in findings],
+            "model": args.model, "keras": keras.__version__, "backend": backend,
+            "legacy_keras": _legacy_keras(), "probe": report.probe, "notes": report.notes,
+            "layers": [{"path": p, "class": c, "verdict": v,
+                        "eligible": not any(f.layer == p for f in report)}
+                       for p, c, v in report.layers],
+            "findings": [dataclasses.asdict(f) for f in report],
         }, indent=2))
-    elif not layers:
+    elif not report.layers and not report:
         print(f"{args.model}: no LSTM or GRU layer found; nothing to check ({rules}).")
     else:
-        print(f"{args.model} ({rules}):")
-        for path, layer in layers:
-            mine = [f for f in findings if f.layer == path]
-            verdict = "falls back to the generic kernel" if mine else "uses cuDNN on a GPU"
-            print(f"{path} ({type(layer).__name__}): {verdict}")
-            for f in mine:
+        print(f"{args.model} ({rules}):\n{report.probe}")
+        for path, cls, verdict in report.layers:
+            print(f"{path} ({cls}): {verdict}")
+            for f in (f for f in report if f.layer == path):
                 print(f"  - [{f.criterion}] {f.message}\n    fix: {f.fix}"
                       + (f"\n    see: {f.see}" if f.see else ""))
-    return 1 if findings else 0
+        for f in (f for f in report if f.layer not in {p for p, _, _ in report.layers}):
+            print(f"{f.layer}: [{f.criterion}] {f.message}\n    fix: {f.fix}")
+        for note in report.notes:
+            print(note)
+    return 1 if report else 0
 
 
 # --8<-- [start:show]

@@ -136,12 +136,19 @@ def test_use_cudnn_is_read_as_keras_reads_it():
 
 
 def test_old_defaults_point_to_the_legacy_page():
+    """Each old default names the releases that had it (keras tags 2.1.5 to 2.3.1 and TF 1.x's
+    tf.keras for reset_after=False; hard_sigmoid until 2.2.5), as the legacy page's table does."""
+    releases = {"recurrent_activation": "Keras 2.2 or older and tf.keras in TensorFlow 1.x",
+                "reset_after": "Keras 2.1.5 to 2.3.1 and tf.keras in TensorFlow 1.x"}
     for layer in (keras.layers.LSTM(4, recurrent_activation="hard_sigmoid"),
                   keras.layers.GRU(4, reset_after=False),
+                  tf_keras.layers.GRU(4, reset_after=False),
                   tf_keras.layers.LSTM(4, recurrent_activation="hard_sigmoid")):
         (f,) = cudnn_check.check_layer(layer)
         assert f.see == cudnn_check.SITE + "legacy/#old-defaults", f
-        assert "Keras 2.2 or older" in f.message and f.see in str(f)
+        assert releases[f.criterion] in f.message and f.see in str(f)
+    legacy = (REPO / "docs" / "legacy.md").read_text(encoding="utf-8")
+    assert "2.1.5" in legacy and "2.3.1" in legacy
 
 
 def test_site_url_matches_mkdocs():
