@@ -235,7 +235,7 @@ def add(archive: Path, root: Path) -> list[str]:
     Raises BadArchive, with results/ as it was."""
     archive = Path(archive)
     if not archive.is_file():
-        raise BadArchive(f"{archive}: no such file")
+        raise BadArchive("no such file")
     if archive.stat().st_size > MAX_ARCHIVE:
         raise BadArchive(f"{archive.stat().st_size} bytes, over the {MAX_ARCHIVE // 2**20} MiB an "
                          "archive may have")
