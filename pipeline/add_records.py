@@ -114,7 +114,7 @@ def _members(tar: tarfile.TarFile) -> tuple[str, list[tarfile.TarInfo]]:
             raise BadArchive(f"more than {MAX_MEMBERS} members")
         if m.issym() or m.islnk():
             raise BadArchive(f"{m.name!r}: a link (links are not allowed)")
-        if not (m.isreg() or m.isdir()):
+        if not (m.isreg() or m.isdir()) or m.issparse():
             raise BadArchive(f"{m.name!r}: a device or special file (only files and folders)")
         path = _member_name(m)
         if path is None:

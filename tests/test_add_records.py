@@ -62,7 +62,8 @@ def machine_folder(project: Path, out: Path, rels=("g/ok.py",), stdout="hello fr
                       provenance)
     records.write_machine(out, slug, {"provenance": provenance,
                                       "run": {"recorded": list(rels), "skipped": {},
-                                              "failed": {}, "started_at": finished_at}})
+                                              "failed": {}, "started_at": finished_at,
+                                              "finished_at": finished_at}})
     return out / slug
 
 
@@ -205,6 +206,7 @@ def test_names_outside_the_machine_folder_or_odd_are_refused(project, tmp_path, 
     (tarfile.CHRTYPE, {"devmajor": 1, "devminor": 3}, "a device or special file"),
     (tarfile.BLKTYPE, {"devmajor": 8, "devminor": 0}, "a device or special file"),
     (tarfile.FIFOTYPE, {}, "a device or special file"),
+    (tarfile.GNUTYPE_SPARSE, {}, "a device or special file"),
 ])
 def test_links_and_devices_are_refused(project, tmp_path, kind, attrs, says):
     members = good_members(project, tmp_path)
