@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.test-installed
 NODE_TOOLS := node_modules/.package-lock.json
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test test-gpu gpu-env gpu-run snippets bench-build lock clean quality
+.PHONY: serve build test test-gpu gpu-env gpu-run add-records snippets bench-build lock clean quality
 
 # Not strict while serving: a failing snippet shows an error box in its page and the server keeps
 # running (strict mode would stop it). `make build` and CI stay strict.
@@ -90,6 +90,17 @@ gpu-run:  ## every snippet and GPU test on this GPU, recorded under results/
 else
 gpu-run: $(GPU_STAMP)
 	$(BIN)/python -m pipeline.gpu_run $(GPU_RUN_ARGS)
+endif
+
+# Someone's records (pipeline/add_records.py): FILE is a .tar.gz of one machine's folder as
+# `make gpu-run` leaves it (tar -czf M.tar.gz -C results M), checked before anything lands under
+# results/. A bad archive: one line saying what is wrong, exit code 2, results/ unchanged.
+ifeq ($(strip $(FILE)),)
+add-records:  ## check an archive of GPU records (FILE=...) and add it under results/
+	@echo "usage: make add-records FILE=ARCHIVE.tar.gz (one machine's folder of records)" >&2; exit 2
+else
+add-records: $(SITE_STAMP)
+	$(BIN)/python -m pipeline.add_records $(FILE)
 endif
 
 lock: | $(VENV)/bin/python  ## re-pin requirements*.txt from requirements*.in
