@@ -497,7 +497,7 @@ def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
     figures = tab.page.locator("figure.benchmark-chart:not(.no-data)")
     for i, figure in enumerate(figures.all()):
         name = f"chart {i + 1} ({figure.get_attribute('data-benchmark')})"
-        svg = figure.locator(":scope > svg")
+        svg = figure.locator(":scope > .chart-box > svg")
         if svg.count() != 1:
             problems.append(f"{name}: {svg.count()} inline <svg>")
             continue
@@ -511,9 +511,11 @@ def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
         if len(labels) < 2 or not all(labels):
             problems.append(f"{name}: axis labels missing (found {labels})")
         text = svg.evaluate("s => s.textContent")
-        if not re.search(r"Measured on (CPU|GPU): .+? \((this build|results/[^)]+)\)", text):
+        said = {"en": r"Measured on (CPU|GPU): .+? \((this page's run|results/[^)]+)\)",
+                "es": r"Medido en (CPU|GPU): .+? \((ejecución de esta página|results/[^)]+)\)"}
+        if not re.search(said[lang], text):
             problems.append(f"{name}: does not say which machine measured it "
-                            "('Measured on CPU: …' / 'Measured on GPU: …')")
+                            "('Measured on CPU: …' / 'Medido en CPU: …')")
         if i == 0:
             ARTIFACTS.mkdir(exist_ok=True)
             figure.screenshot(path=str(ARTIFACTS / f"chart-{lang}-{url.strip('/') or 'index'}.png"))

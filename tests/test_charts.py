@@ -24,7 +24,7 @@ def test_bar_chart_names_axes_variants_and_machine(tmp_path):
     svg = charts.chart_svg("demo", [local], [], tmp_path / "cache")
     assert svg.startswith("<svg")
     for text in ("Demo step time", "ms per step", "recurrent_dropout=0.2",
-                 "Measured on CPU: Test CPU (2 cores) (this build)"):
+                 "Measured on CPU: Test CPU (2 cores) (this page's run)"):
         assert text in svg, text
     assert "12.5.1" not in svg  # CUDA build version is not shown for a CPU measurement
 
@@ -36,7 +36,7 @@ def test_recorded_results_are_drawn_next_to_this_build(tmp_path):
     recorded.write_text(json.dumps(result("GPU: Test GPU", "GPU")))
     svg = charts.chart_svg("demo", [local], [(recorded, "results/test-gpu, 2026-01-02")],
                            tmp_path / "cache")
-    assert "CPU: Test CPU (2 cores) (this build)" in svg
+    assert "CPU: Test CPU (2 cores) (this page's run)" in svg
     assert "GPU: Test GPU (results/test-gpu, 2026-01-02)" in svg and "12.5.1" in svg
 
 

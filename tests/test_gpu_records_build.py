@@ -125,7 +125,7 @@ def test_gpu_chart_says_nothing_is_recorded_then_draws_the_record(mini, monkeypa
     html = _html(mini)
     assert 'class="benchmark-chart no-data"' in html and "<svg" not in html
     assert "No GPU measurement is recorded yet for this chart (<code>gpu_demo</code>)" in html
-    assert "<code>make gpu-run</code>" in html
+    assert "needs a run on a GPU machine" in html and "make gpu-run" not in html  # reader page
     # A plain chart with no data is still an error (a typo must not pass).
     _page(mini, "<!-- chart: gpu_demo -->\n")
     proc = mini.build(env=CPU)
