@@ -267,7 +267,7 @@ def draw(sets: list[dict], lang: str = "en") -> str:
     first = sets[0]
     has_x = any(r.get("x") is not None for d in sets for r in d["results"])
     fig, ax = plt.subplots(figsize=(FIG_WIDTH_IN,
-                                    3.6 + 0.4 * len(first["results"]) * (not has_x)))
+                                    3.6 + 0.3 * len(first["results"]) * (not has_x)))
     if has_x:
         for d in sets:
             for variant in dict.fromkeys(r["variant"] for r in d["results"]):
@@ -314,7 +314,8 @@ def draw(sets: list[dict], lang: str = "en") -> str:
         lines.insert(0, wrap(w["no_gpu"], 95))
     note = "\n".join(lines)
     fig.text(0.01, 0.01, note, fontsize=SMALLEST_PT, va="bottom", ha="left")
-    fig.tight_layout(rect=(0, 0.02 + 0.05 * (note.count("\n") + 1), 1, 1))
+    # Room for the note under the axes: 0.17 inch a line of 9-point text, whatever the height.
+    fig.tight_layout(rect=(0, (0.12 + 0.17 * (note.count("\n") + 1)) / fig.get_figheight(), 1, 1))
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
     plt.close(fig)

@@ -138,10 +138,18 @@ def _text(config) -> dict:
     return {**TEXT, **(config.get("extra", {}).get("pipeline_text") or {})}
 
 
+# A line of a table: columns lined up with runs of spaces.
+ALIGNED = re.compile(r"\S {2,}\S")
+
+
 def _fence(body: str, title: str) -> str:
-    """An output block (class "output": overrides/assets/site.css wraps its long lines)."""
+    """An output block. One whose long lines are prose (a warning, a message: no columns lined
+    up with spaces) gets the class "wrap", and overrides/assets/site.css wraps those lines on a
+    wide screen; a table keeps its columns and scrolls in its box."""
     ticks = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
-    return f'{ticks} {{ .text .output title="{title}" }}\n{body.rstrip()}\n{ticks}'
+    long = [line for line in body.splitlines() if len(line) > 90]
+    wrap = " .wrap" if long and not any(ALIGNED.search(line) for line in long) else ""
+    return f'{ticks} {{ .text .output{wrap} title="{title}" }}\n{body.rstrip()}\n{ticks}'
 
 
 def _indent(block: str) -> str:
