@@ -33,7 +33,7 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import charts, records, runner, startup_noise  # noqa: E402
+from pipeline import charts, records, runner, setup_lines, startup_noise  # noqa: E402
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -58,6 +58,10 @@ TEXT = {
     "not_run_body": "Execution is turned off and this snippet has no cached result.",
     "times_header": "| Snippet | Status | Seconds | Device | Finished (UTC) |",
     "language": "en",  # the language charts are drawn in (pipeline/charts.py WORDS)
+    # Under a shown block that uses names from the lines above it (pipeline/setup_lines.py).
+    "setup_title": "What this block relies on: the lines above it in the file",
+    "setup_helper": "`{module}.py` is a helper next to the snippet: [shown in full]({link}).",
+    "setup_helper_here": "`{module}.py` is a helper next to the snippet, in `snippets/{folder}/`.",
     # GPU records (results/): {machine}, {date} and {where} are filled in.
     "needs_gpu_body_recorded": "This snippet needs a CUDA GPU. The machine that ran it for this "
                                "page has none. What it printed here:",
@@ -326,7 +330,42 @@ def _at_marker(render):
     return replace
 
 
+def render_setup(m, config, page) -> str:
+    """A shown block, followed, when it uses names from the lines above it in its file, by
+    those lines in a collapsed block and the helper modules they import."""
+    project, t = _state["project"], _text(config)
+    path = project.snippets / m.group("ref")
+    if not path.is_file():
+        return m.group(0)  # pymdownx.snippets reports the missing file
+    found = setup_lines.setup_for(path.read_text(encoding="utf-8"), m.group("section"))
+    if found is None:
+        return m.group(0)
+    setup, _ = found
+    docs = Path(config["docs_dir"])
+    suffix = "" if t["language"] == "en" else f".{t['language']}"
+    pages = sorted(p for p in docs.glob(f"*{suffix}.md")
+                   if suffix or p.name.count(".") == 1)
+    notes = []
+    for module in setup_lines.local_helpers(setup, path.parent):
+        rel = (path.parent / f"{module}.py").relative_to(project.snippets).as_posix()
+        shown = setup_lines.where_shown(rel, pages, docs)
+        if shown:
+            page_name = shown[0].replace(suffix + ".md", ".md") if suffix else shown[0]
+            notes.append(t["setup_helper"].format(module=module,
+                                                  link=f"{page_name}#{shown[1]}"))
+        else:
+            notes.append(t["setup_helper_here"].format(
+                module=module, folder=path.parent.relative_to(project.snippets).as_posix()))
+    indent = m.group("indent")
+    ticks = "`" * max(3, 1 + max((len(x) for x in re.findall(r"`+", setup)), default=0))
+    body = "\n\n".join(notes + [f"{ticks}python\n{setup}\n{ticks}"])
+    note = f'??? note "{_quote(t["setup_title"])}"\n\n' + _indent(body)
+    return m.group(0) + "\n\n" + "\n".join(indent + line if line else "" for line in
+                                             note.splitlines())
+
+
 def on_page_markdown(markdown, page, config, files):
+    markdown = setup_lines.SHOWN.sub(lambda m: render_setup(m, config, page), markdown)
     markdown = OUTPUT.sub(_at_marker(lambda m: render_output(m.group(1), config, page)), markdown)
     markdown = GPU_RESULT.sub(_at_marker(lambda m: render_gpu_result(m.group(1), config, page)),
                               markdown)

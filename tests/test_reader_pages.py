@@ -208,3 +208,42 @@ def test_the_c_page_gives_the_whole_lstm_program_and_a_build_line_that_works(sit
     out = subprocess.run([str(tmp_path / "lstm_v8"), "--cpu-reference"], capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0 and '"T":' in out.stdout, out.stderr
+
+
+# --- code a reader can paste ---------------------------------------------------------------------
+
+
+def test_every_shown_python_block_runs_with_the_lines_shown_under_it(site):
+    """Each Python block a reader page shows from a snippet section uses only names it defines,
+    Python's builtins, or names from the lines above it in the file; those lines are then one
+    click away under the block (a collapsed block holding them), with the helper module they
+    import named and linked."""
+    from pipeline import setup_lines
+
+    checked, problems = 0, []
+    for page in sorted((REPO / "docs").glob("*.md")):
+        if page.stem.startswith(BUILD_PAGE):
+            continue
+        lang = "es" if page.name.endswith(".es.md") else ""
+        stem = page.name.split(".")[0]
+        built = site / lang / ("" if stem == "index" else stem) / "index.html"
+        text = html.unescape(re.sub(r"<[^>]+>", "", built.read_text(encoding="utf-8")))
+        for m in setup_lines.SHOWN.finditer(page.read_text(encoding="utf-8")):
+            source = (REPO / "snippets" / m.group("ref")).read_text(encoding="utf-8")
+            before, shown = setup_lines.section_text(source, m.group("section"))
+            where = f"{page.name}: {m.group('ref')}:{m.group('section')}"
+            if not setup_lines.free_names(shown):
+                continue
+            found = setup_lines.setup_for(source, m.group("section"))
+            left = setup_lines.free_names(found[0] + "\n" + shown)
+            if left:
+                problems.append(f"{where}: uses {sorted(left)}, defined nowhere above it")
+            if found[0].splitlines()[-1].strip() not in text:
+                problems.append(f"{where}: the lines it relies on are not on the page")
+            for module in setup_lines.local_helpers(found[0], (REPO / "snippets" /
+                                                              m.group("ref")).parent):
+                if f"{module}.py" not in text:
+                    problems.append(f"{where}: the helper {module}.py is not named")
+            checked += 1
+    assert not problems, "\n".join(problems)
+    assert checked >= 40, checked
