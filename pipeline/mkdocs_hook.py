@@ -67,19 +67,19 @@ TEXT = {
                                "page has none. What it printed here:",
     "recorded_title": "Recorded on {machine} · {date}",
     "recorded_body": "This output was recorded on {machine} on {date}, for the current version "
-                     "of this snippet (`{where}`).",
+                     "of this snippet.",
     "recorded_output": "Output · recorded on {machine} · {date}",
     "stale_title": "From an older version of this snippet · {machine} · {date}",
     "stale_body": "This output was recorded on {machine} on {date} for an older version of this "
                   "snippet. The snippet has changed since, so this is not what it prints now. "
-                  "A new run on a GPU records the current version (`{where}`).",
+                  "A new run on a GPU records the current version.",
     "stale_output": "Output of an older version · recorded on {machine} · {date}",
     "no_record_title": "No GPU record",
     "gpu_chart_none": "No GPU measurement is recorded yet for this chart (`{benchmark}`): it "
                       "needs a run on a GPU machine, and none has run it yet.",
     "machines_none_title": "No GPU machine yet",
     "machines_none": "No machine is on record yet: no GPU machine has run these benchmarks.",
-    "machine_rows": {"folder": "Folder", "gpu": "GPU", "driver": "Driver", "cuda": "CUDA",
+    "machine_rows": {"gpu": "GPU", "driver": "Driver", "cuda": "CUDA",
                      "cudnn": "cuDNN", "frameworks": "Frameworks", "python": "Python, CPU",
                      "run": "Last run", "records": "Records", "skipped": "Skipped",
                      "failed": "Failed", "tests": "GPU tests"},
@@ -88,7 +88,7 @@ TEXT = {
                       "older": "for older versions of their snippets",
                       "interrupted": "interrupted", "none": "none",
                       "passed": "passed", "failed": "failed", "skipped": "skipped",
-                      "not_run": "not run", "scale": "BENCH_SCALE"},
+                      "not_run": "not run", "scale": "sizes"},
 }
 
 _state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None,
@@ -282,7 +282,7 @@ def _machine_column(m: records.Machine, t: dict) -> dict[str, str]:
     if run and not run.get("finished_at"):
         when += f" ({w['interrupted']})"
     if run.get("bench_scale"):
-        when += f", {w['scale']}={run['bench_scale']}"
+        when += f", {w['scale']} ×{run['bench_scale']}"
     join = lambda parts: " · ".join(x for x in parts if x) or "—"  # noqa: E731
     return {
         "folder": f"`results/{m.slug}/`",
@@ -387,7 +387,10 @@ def render_chart(benchmark: str, config, page, gpu_only: bool = False) -> str:
     project = _state["project"]
     t = _text(config)
     local = _local_result_files(benchmark)
-    recorded = records.data_files(_state["machines"], f"{benchmark}.json")
+    # A record's label on a reader page: its date (and whether the snippet changed since), not
+    # the folder it is kept in.
+    recorded = [(path, re.sub(r"^results/[^,]*, ", "", where))
+                for path, where in records.data_files(_state["machines"], f"{benchmark}.json")]
     try:
         svg = charts.chart_svg(benchmark, local, recorded, project.cache / "charts", t["language"])
         table = charts.chart_table(benchmark, local, recorded, t["language"])
