@@ -511,8 +511,8 @@ def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
         if len(labels) < 2 or not all(labels):
             problems.append(f"{name}: axis labels missing (found {labels})")
         text = svg.evaluate("s => s.textContent")
-        said = {"en": r"Measured on (CPU|GPU): .+? \((this page's run|results/[^)]+)\)",
-                "es": r"Medido en (CPU|GPU): .+? \((ejecución de esta página|results/[^)]+)\)"}
+        said = {"en": r"Measured on (CPU|GPU): .+? \((this page's run|\d{4}-\d\d-\d\d[^)]*)\)",
+                "es": r"Medido en (CPU|GPU): .+? \((ejecución de esta página|\d{4}-\d\d-\d\d[^)]*)\)"}
         if not re.search(said[lang], text):
             problems.append(f"{name}: does not say which machine measured it "
                             "('Measured on CPU: …' / 'Medido en CPU: …')")
