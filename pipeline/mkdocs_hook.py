@@ -33,7 +33,7 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import charts, records, runner  # noqa: E402
+from pipeline import charts, records, runner, setup_lines, startup_noise  # noqa: E402
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -51,31 +51,35 @@ TEXT = {
     "ran_on": "ran on",
     "cached": "from cache",
     "needs_gpu_title": "Needs a GPU",
-    "needs_gpu_body": "This snippet needs a CUDA GPU. This build ran on a machine without one, "
-                      "so no GPU output is shown. What it printed:",
+    "needs_gpu_body": "This snippet needs a CUDA GPU. The machine that ran it for this page has "
+                      "none, so no GPU output is shown. What it printed:",
     "failed_title": "Snippet failed",
     "not_run_title": "Not executed",
     "not_run_body": "Execution is turned off and this snippet has no cached result.",
     "times_header": "| Snippet | Status | Seconds | Device | Finished (UTC) |",
-    "chart_caption": "Drawn at build time from the data files named under the chart.",
+    "language": "en",  # the language charts are drawn in (pipeline/charts.py WORDS)
+    # Under a shown block that uses names from the lines above it (pipeline/setup_lines.py).
+    "setup_title": "What this block relies on: the lines above it in the file",
+    "setup_helper": "`{module}.py` is a helper next to the snippet: [shown in full]({link}).",
+    "setup_helper_here": "`{module}.py` is a helper next to the snippet, in `snippets/{folder}/`.",
     # GPU records (results/): {machine}, {date} and {where} are filled in.
-    "needs_gpu_body_recorded": "This snippet needs a CUDA GPU. This build ran on a machine "
-                               "without one. What it printed here:",
+    "needs_gpu_body_recorded": "This snippet needs a CUDA GPU. The machine that ran it for this "
+                               "page has none. What it printed here:",
     "recorded_title": "Recorded on {machine} · {date}",
-    "recorded_body": "`make gpu-run` recorded this output on {machine} on {date}, for the "
-                     "current version of this snippet (`{where}`).",
+    "recorded_body": "This output was recorded on {machine} on {date}, for the current version "
+                     "of this snippet.",
     "recorded_output": "Output · recorded on {machine} · {date}",
     "stale_title": "From an older version of this snippet · {machine} · {date}",
     "stale_body": "This output was recorded on {machine} on {date} for an older version of this "
                   "snippet. The snippet has changed since, so this is not what it prints now. "
-                  "`make gpu-run` on a GPU records the current version (`{where}`).",
+                  "A new run on a GPU records the current version.",
     "stale_output": "Output of an older version · recorded on {machine} · {date}",
     "no_record_title": "No GPU record",
-    "gpu_chart_none": "No GPU measurement is recorded yet for this chart (`{benchmark}`): it is "
-                      "drawn from the records of a GPU run (`make gpu-run`), and none is "
-                      "committed under `results/`.",
-    "machines_none": "No machine is on record yet: no GPU run is committed under `results/`.",
-    "machine_rows": {"folder": "Folder", "gpu": "GPU", "driver": "Driver", "cuda": "CUDA",
+    "gpu_chart_none": "No GPU measurement is recorded yet for this chart (`{benchmark}`): it "
+                      "needs a run on a GPU machine, and none has run it yet.",
+    "machines_none_title": "No GPU machine yet",
+    "machines_none": "No machine is on record yet: no GPU machine has run these benchmarks.",
+    "machine_rows": {"gpu": "GPU", "driver": "Driver", "cuda": "CUDA",
                      "cudnn": "cuDNN", "frameworks": "Frameworks", "python": "Python, CPU",
                      "run": "Last run", "records": "Records", "skipped": "Skipped",
                      "failed": "Failed", "tests": "GPU tests"},
@@ -84,7 +88,7 @@ TEXT = {
                       "older": "for older versions of their snippets",
                       "interrupted": "interrupted", "none": "none",
                       "passed": "passed", "failed": "failed", "skipped": "skipped",
-                      "not_run": "not run", "scale": "BENCH_SCALE"},
+                      "not_run": "not run", "scale": "sizes"},
 }
 
 _state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None,
@@ -138,9 +142,18 @@ def _text(config) -> dict:
     return {**TEXT, **(config.get("extra", {}).get("pipeline_text") or {})}
 
 
+# A line of a table: columns lined up with runs of spaces.
+ALIGNED = re.compile(r"\S {2,}\S")
+
+
 def _fence(body: str, title: str) -> str:
+    """An output block. One whose long lines are prose (a warning, a message: no columns lined
+    up with spaces) gets the class "wrap", and overrides/assets/site.css wraps those lines on a
+    wide screen; a table keeps its columns and scrolls in its box."""
     ticks = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", body)), default=0))
-    return f'{ticks} text title="{title}"\n{body.rstrip()}\n{ticks}'
+    long = [line for line in body.splitlines() if len(line) > 90]
+    wrap = " .wrap" if long and not any(ALIGNED.search(line) for line in long) else ""
+    return f'{ticks} {{ .text .output{wrap} title="{title}" }}\n{body.rstrip()}\n{ticks}'
 
 
 def _indent(block: str) -> str:
@@ -160,7 +173,8 @@ def render_records(recs: list[records.Record], t: dict) -> str:
         fill = {"machine": r.machine, "date": r.date, "where": r.where(root)}
         kind, prefix = ("warning", "stale") if r.stale else ("info", "recorded")
         body = t[f"{prefix}_body"].format(**fill)
-        output = _fence(r.data["stdout"] or "(no output)", t[f"{prefix}_output"].format(**fill))
+        output = _fence(startup_noise.strip(r.data["stdout"]) or "(no output)",
+                        t[f"{prefix}_output"].format(**fill))
         blocks.append(f'!!! {kind} "{_quote(t[prefix + "_title"].format(**fill))}"\n'
                       f"    {body}\n\n" + _indent(output))
     return "\n\n".join(blocks)
@@ -173,10 +187,11 @@ def render_output(rel: str, config, page) -> str:
         _problem(f"{page.file.src_uri}: <!-- output: {rel} --> names no snippet under snippets/")
         return f'!!! failure "{t["failed_title"]}: {rel}"\n    No such snippet.'
     date = o.finished_at[:10]
-    if o.status == runner.OK:
-        return _fence(o.stdout or "(no output)", f"{t['output']} · {t['ran_on']} {o.device} · {date}")
+    if o.status == runner.OK:  # start-up log lines left out here, kept in the cache
+        return _fence(startup_noise.strip(o.stdout) or "(no output)",
+                      f"{t['output']} · {t['ran_on']} {o.device} · {date}")
     if o.status == runner.NEEDS_GPU:
-        said = (o.stdout + o.stderr).strip() or "(nothing)"
+        said = startup_noise.strip(o.stdout + o.stderr).strip() or "(nothing)"
         recs = records.for_snippet(_state["machines"], rel)
         body = t["needs_gpu_body_recorded"] if recs else t["needs_gpu_body"]
         box = (f'!!! warning "{t["needs_gpu_title"]}"\n    {body}\n\n'
@@ -267,7 +282,7 @@ def _machine_column(m: records.Machine, t: dict) -> dict[str, str]:
     if run and not run.get("finished_at"):
         when += f" ({w['interrupted']})"
     if run.get("bench_scale"):
-        when += f", {w['scale']}={run['bench_scale']}"
+        when += f", {w['scale']} ×{run['bench_scale']}"
     join = lambda parts: " · ".join(x for x in parts if x) or "—"  # noqa: E731
     return {
         "folder": f"`results/{m.slug}/`",
@@ -293,7 +308,7 @@ def render_machines(config) -> str:
     t = _text(config)
     machines = _state["machines"]
     if not machines:
-        return f'!!! note "results/"\n    {t["machines_none"]}'
+        return f'!!! note "{t["machines_none_title"]}"\n    {t["machines_none"]}'
     cols = [_machine_column(m, t) for m in machines]
     cell = lambda v: str(v).replace("|", "\\|").replace("\n", " ")  # noqa: E731
     rows = ["| | " + " | ".join(cell(m.data["provenance"]["machine"]) for m in machines) + " |",
@@ -315,7 +330,42 @@ def _at_marker(render):
     return replace
 
 
+def render_setup(m, config, page) -> str:
+    """A shown block, followed, when it uses names from the lines above it in its file, by
+    those lines in a collapsed block and the helper modules they import."""
+    project, t = _state["project"], _text(config)
+    path = project.snippets / m.group("ref")
+    if not path.is_file():
+        return m.group(0)  # pymdownx.snippets reports the missing file
+    found = setup_lines.setup_for(path.read_text(encoding="utf-8"), m.group("section"))
+    if found is None:
+        return m.group(0)
+    setup, _ = found
+    docs = Path(config["docs_dir"])
+    suffix = "" if t["language"] == "en" else f".{t['language']}"
+    pages = sorted(p for p in docs.glob(f"*{suffix}.md")
+                   if suffix or p.name.count(".") == 1)
+    notes = []
+    for module in setup_lines.local_helpers(setup, path.parent):
+        rel = (path.parent / f"{module}.py").relative_to(project.snippets).as_posix()
+        shown = setup_lines.where_shown(rel, pages, docs)
+        if shown:
+            page_name = shown[0].replace(suffix + ".md", ".md") if suffix else shown[0]
+            notes.append(t["setup_helper"].format(module=module,
+                                                  link=f"{page_name}#{shown[1]}"))
+        else:
+            notes.append(t["setup_helper_here"].format(
+                module=module, folder=path.parent.relative_to(project.snippets).as_posix()))
+    indent = m.group("indent")
+    ticks = "`" * max(3, 1 + max((len(x) for x in re.findall(r"`+", setup)), default=0))
+    body = "\n\n".join(notes + [f"{ticks}python\n{setup}\n{ticks}"])
+    note = f'??? note "{_quote(t["setup_title"])}"\n\n' + _indent(body)
+    return m.group(0) + "\n\n" + "\n".join(indent + line if line else "" for line in
+                                             note.splitlines())
+
+
 def on_page_markdown(markdown, page, config, files):
+    markdown = setup_lines.SHOWN.sub(lambda m: render_setup(m, config, page), markdown)
     markdown = OUTPUT.sub(_at_marker(lambda m: render_output(m.group(1), config, page)), markdown)
     markdown = GPU_RESULT.sub(_at_marker(lambda m: render_gpu_result(m.group(1), config, page)),
                               markdown)
@@ -336,10 +386,14 @@ def _local_result_files(benchmark: str) -> list[Path]:
 def render_chart(benchmark: str, config, page, gpu_only: bool = False) -> str:
     project = _state["project"]
     t = _text(config)
+    local = _local_result_files(benchmark)
+    # A record's label on a reader page: its date (and whether the snippet changed since), not
+    # the folder it is kept in.
+    recorded = [(path, re.sub(r"^results/[^,]*, ", "", where))
+                for path, where in records.data_files(_state["machines"], f"{benchmark}.json")]
     try:
-        svg = charts.chart_svg(benchmark, _local_result_files(benchmark),
-                               records.data_files(_state["machines"], f"{benchmark}.json"),
-                               project.cache / "charts")
+        svg = charts.chart_svg(benchmark, local, recorded, project.cache / "charts", t["language"])
+        table = charts.chart_table(benchmark, local, recorded, t["language"])
     except charts.NoData as e:
         if gpu_only:  # a GPU-only benchmark without a GPU run: say so, draw nothing
             note = markdown_inline(t["gpu_chart_none"].format(benchmark=benchmark))
@@ -350,9 +404,8 @@ def render_chart(benchmark: str, config, page, gpu_only: bool = False) -> str:
     except charts.ChartError as e:
         _problem(f"{page.file.src_uri}: {e}")
         return f'<div class="admonition failure"><p>{html.escape(str(e))}</p></div>'
-    caption = html.escape(t["chart_caption"])
-    return (f'<figure class="benchmark-chart" data-benchmark="{benchmark}">{svg}'
-            f"<figcaption>{caption}</figcaption></figure>")
+    return (f'<figure class="benchmark-chart" data-benchmark="{benchmark}">'
+            f'<div class="scroll-box chart-box" tabindex="0">{svg}</div>{table}</figure>')
 
 
 def markdown_inline(text: str) -> str:
@@ -361,4 +414,6 @@ def markdown_inline(text: str) -> str:
 
 
 def on_page_content(content, page, config, files):
+    if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's outputs, as the hook's above
+        content = startup_noise.strip_notebook_html(content)
     return CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))), content)

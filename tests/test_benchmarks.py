@@ -173,7 +173,7 @@ def test_each_chart_is_drawn_and_names_the_device(measured, name, tmp_path):
     data, path = measured[name]
     svg = charts.chart_svg(name, [path], [], tmp_path / "cache")
     assert svg.startswith("<svg") and data["title"] in svg.replace("&gt;", ">")
-    assert f"Measured on {data['provenance']['machine']} (this build)" in svg
+    assert f"Measured on {data['provenance']['machine']} (this page's run)" in svg
     if data["provenance"]["device"] == "CPU":
         assert "GPU:" not in svg
 

@@ -497,7 +497,7 @@ def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
     figures = tab.page.locator("figure.benchmark-chart:not(.no-data)")
     for i, figure in enumerate(figures.all()):
         name = f"chart {i + 1} ({figure.get_attribute('data-benchmark')})"
-        svg = figure.locator(":scope > svg")
+        svg = figure.locator(":scope > .chart-box > svg")
         if svg.count() != 1:
             problems.append(f"{name}: {svg.count()} inline <svg>")
             continue
@@ -511,9 +511,11 @@ def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
         if len(labels) < 2 or not all(labels):
             problems.append(f"{name}: axis labels missing (found {labels})")
         text = svg.evaluate("s => s.textContent")
-        if not re.search(r"Measured on (CPU|GPU): .+? \((this build|results/[^)]+)\)", text):
+        said = {"en": r"Measured on (CPU|GPU): .+? \((this page's run|\d{4}-\d\d-\d\d[^)]*)\)",
+                "es": r"Medido en (CPU|GPU): .+? \((ejecución de esta página|\d{4}-\d\d-\d\d[^)]*)\)"}
+        if not re.search(said[lang], text):
             problems.append(f"{name}: does not say which machine measured it "
-                            "('Measured on CPU: …' / 'Measured on GPU: …')")
+                            "('Measured on CPU: …' / 'Medido en CPU: …')")
         if i == 0:
             ARTIFACTS.mkdir(exist_ok=True)
             figure.screenshot(path=str(ARTIFACTS / f"chart-{lang}-{url.strip('/') or 'index'}.png"))
@@ -860,3 +862,101 @@ def test_site_search_finds_each_message_by_a_pasted_fragment(open_tab, lang):
             problems.append(f"{fragment!r}: {want}#{anchor} not among {[h.geturl() for h in hrefs][:8]}")
     problems += tab.problems
     assert not problems, report(lang, problems)
+
+
+# --- the common questions, and what a phone shows ------------------------------------------------
+
+# A reader's words for the questions the site answers, and the section that answers each: it
+# must be among the first three results (a page and its best sections, as Material lists them).
+COMMON_QUESTIONS = [
+    ("en", "recurrent_dropout", "", "one-line-fixes"),
+    ("en", "JAX GRU cuDNN", "criteria/", "jax"),
+    ("en", "how much faster cuDNN", "benchmarks/", "cudnn-speed-up"),
+    ("es", "recurrent_dropout", "", "one-line-fixes"),
+    ("es", "JAX GRU cuDNN", "criteria/", "jax"),
+    ("es", "cuánto más rápido cuDNN", "benchmarks/", "cudnn-speed-up"),
+]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_common_questions_find_their_answer_in_the_first_three_results(open_tab, lang):
+    tab = open_tab(path_of(lang, ""))
+    problems = []
+    for _, query, url, anchor in [q for q in COMMON_QUESTIONS if q[0] == lang]:
+        hrefs, why = search(tab.page, query)
+        first = [(h.path, h.fragment) for h in hrefs[:3]]
+        if (path_of(lang, url), anchor) not in first:
+            problems.append(f"{query!r}: {path_of(lang, url)}#{anchor} not in the first three: "
+                            f"{[h.geturl() for h in hrefs[:5]]} {why}")
+    problems += tab.problems
+    assert not problems, report(lang, problems)
+
+
+PHONE_390 = {"width": 390, "height": 844}
+
+
+@pytest.mark.parametrize("lang,url", CHART_PAGES, ids=page_ids(CHART_PAGES))
+def test_chart_text_is_at_least_11_px_on_a_phone(open_tab, lang, url):
+    """Each chart's smallest text as drawn at 390 px (its font size times the SVG's scale); a
+    chart wider than the column scrolls in its own box instead of shrinking."""
+    path = path_of(lang, url)
+    tab = open_tab(path, viewport=PHONE_390, is_mobile=True, has_touch=True)
+    tab.lay_out_everything()
+    sizes = tab.page.evaluate("""() => [...document.querySelectorAll(
+        'figure.benchmark-chart .chart-box > svg')].map(s => {
+          const k = s.getBoundingClientRect().width / s.viewBox.baseVal.width;
+          const px = [...s.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * k)
+                                                   .filter(v => v > 0);
+          const box = getComputedStyle(s.parentElement).overflowX;
+          return [s.closest('figure').dataset.benchmark, Math.min(...px), box];
+        })""")
+    assert sizes, f"{path}: no chart drawn"
+    small = [f"{name}: {px:.1f} px" for name, px, _ in sizes if px < 11]
+    unboxed = [name for name, _, box in sizes if box not in ("auto", "scroll")]
+    assert not small and not unboxed, report(path, small + [f"{n}: not in a scroll box"
+                                                           for n in unboxed] + tab.problems)
+
+
+@pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=page_ids(NOTEBOOK_PAGES))
+def test_the_notebook_uses_the_width_on_a_phone_and_its_tables_fit_on_a_desktop(open_tab, lang, url):
+    path = path_of(lang, url)
+    tab = open_tab(path, viewport=PHONE_390, is_mobile=True, has_touch=True)
+    tab.lay_out_everything()
+    phone = tab.page.evaluate("""() => {
+        const article = document.querySelector('article').getBoundingClientRect();
+        const prose = document.querySelector('.jp-MarkdownCell .jp-RenderedMarkdown p')
+                      .getBoundingClientRect();
+        const code = document.querySelector('.jp-CodeCell .highlight-ipynb pre');
+        const line = [...code.querySelectorAll('span')].find(s => s.textContent.trim())
+                     .getBoundingClientRect();
+        const button = code.closest('.jp-CodeCell').querySelector('clipboard-copy')
+                       .getBoundingClientRect();
+        return {article: article.width, prose: prose.width, code: code.getBoundingClientRect().width,
+                overlap: button.bottom > line.top + 1 && button.top < line.bottom - 1};
+    }""")
+    problems = []
+    if phone["prose"] < 0.9 * phone["article"]:
+        problems.append(f"prose {phone['prose']:.0f} px wide in a {phone['article']:.0f} px column")
+    if phone["code"] < 0.85 * phone["article"]:
+        problems.append(f"code {phone['code']:.0f} px wide in a {phone['article']:.0f} px column")
+    if phone["overlap"]:
+        problems.append("the copy button covers the first line of code")
+    desktop = open_tab(path)
+    desktop.lay_out_everything()
+    cut = desktop.page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output pre')]
+        .filter(p => /Param #/.test(p.textContent) && p.scrollWidth > p.clientWidth + 1)
+        .map(p => `${p.scrollWidth} > ${p.clientWidth}`)""")
+    if cut:
+        problems.append(f"model.summary() tables cut on a desktop: {cut}")
+    assert not problems, report(path, problems + tab.problems + desktop.problems)
+
+
+@pytest.mark.parametrize("lang,url", DIAGRAM_PAGES, ids=page_ids(DIAGRAM_PAGES))
+def test_diagrams_fit_the_column_on_a_desktop(open_tab, lang, url):
+    """At 1280 px a diagram is whole in the column (on a phone it may scroll in its box)."""
+    path = path_of(lang, url)
+    tab = open_tab(path)
+    tab.lay_out_everything()
+    cut = tab.page.evaluate("""() => [...document.querySelectorAll('figure.diagram')]
+        .filter(f => f.scrollWidth > f.clientWidth + 1).map(f => `${f.scrollWidth} > ${f.clientWidth}`)""")
+    assert not cut, report(path, [f"diagram wider than its column: {cut}"] + tab.problems)

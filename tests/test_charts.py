@@ -24,7 +24,7 @@ def test_bar_chart_names_axes_variants_and_machine(tmp_path):
     svg = charts.chart_svg("demo", [local], [], tmp_path / "cache")
     assert svg.startswith("<svg")
     for text in ("Demo step time", "ms per step", "recurrent_dropout=0.2",
-                 "Measured on CPU: Test CPU (2 cores) (this build)"):
+                 "Measured on CPU: Test CPU (2 cores) (this page's run)"):
         assert text in svg, text
     assert "12.5.1" not in svg  # CUDA build version is not shown for a CPU measurement
 
@@ -36,7 +36,7 @@ def test_recorded_results_are_drawn_next_to_this_build(tmp_path):
     recorded.write_text(json.dumps(result("GPU: Test GPU", "GPU")))
     svg = charts.chart_svg("demo", [local], [(recorded, "results/test-gpu, 2026-01-02")],
                            tmp_path / "cache")
-    assert "CPU: Test CPU (2 cores) (this build)" in svg
+    assert "CPU: Test CPU (2 cores) (this page's run)" in svg
     assert "GPU: Test GPU (results/test-gpu, 2026-01-02)" in svg and "12.5.1" in svg
 
 
@@ -73,3 +73,29 @@ def test_a_gpu_only_benchmark_measured_on_a_gpu_has_no_missing_gpu_note(tmp_path
     cpu = tmp_path / "cpu.json"
     cpu.write_text(json.dumps(dict(result(), expects_gpu=True)))
     assert charts.NO_GPU_NOTE in charts.chart_svg("demo", [cpu], [], tmp_path / "cache")
+
+
+def test_a_chart_in_spanish_translates_its_words_and_keeps_its_numbers(tmp_path):
+    local = tmp_path / "demo.json"
+    data = dict(result(), title="Keras LSTM train step (batch 64, 50 steps, 64 units)",
+                metric="ms per train step")
+    local.write_text(json.dumps(data))
+    svg = charts.chart_svg("demo", [local], [], tmp_path / "cache", "es")
+    for text in ("Paso de entrenamiento de una LSTM de Keras (lote 64, 50 pasos, 64 unidades)",
+                 "ms por paso de entrenamiento", "Medido en CPU: Test CPU (2 cores) "
+                 "(ejecución de esta página)", "recurrent_dropout=0.2", "10 (9 a 11)"):
+        assert text in svg, text
+    table = charts.chart_table("demo", [local], [], "es")
+    assert "<summary>Los datos en una tabla</summary>" in table and "<td>15</td>" in table
+    with pytest.raises(charts.ChartError, match="no chart words for language 'fr'"):
+        charts.chart_svg("demo", [local], [], tmp_path / "cache", "fr")
+
+
+def test_start_up_log_lines_are_left_out_and_the_rest_kept():
+    from pipeline import startup_noise
+    raw = ("WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n"
+           "I0000 00:00:1795472353.960445   12354 port.cc:153] oneDNN custom operations are on.\n"
+           "needs a GPU: no CUDA device here\n"
+           "E0000 00:00:1795472353.9 12354 cuda_platform.cc:51] failed call to cuInit: INTERNAL\n"
+           "TensorFlow 2.21.0\n")
+    assert startup_noise.strip(raw) == "needs a GPU: no CUDA device here\nTensorFlow 2.21.0\n"
