@@ -5,9 +5,14 @@ import os
 
 from jaxlib import xla_client  # the code that turns the variables into GPU client options
 
+MEMORY_VARIABLES = ("XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION",
+                    "XLA_CLIENT_MEM_FRACTION")
+
 def gpu_options(**variables):
-    """The memory options JAX's GPU client would get with these variables set."""
+    """The memory options JAX's GPU client would get with only these variables set."""
     saved = dict(os.environ)
+    for name in MEMORY_VARIABLES:  # whatever this shell has set, start from none
+        os.environ.pop(name, None)
     os.environ.update(variables)
     try:
         options = xla_client.generate_pjrt_gpu_plugin_options()
