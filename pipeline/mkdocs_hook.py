@@ -164,13 +164,26 @@ def _quote(title: str) -> str:
     return title.replace('"', "'")
 
 
+# Markdown's own punctuation: a backslash before it makes it a plain character.
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+!|])")
+
+
+def _literal(value) -> str:
+    """A value from a record (a machine's name, a date, a version) as plain text in Markdown:
+    HTML escaped and Markdown's punctuation escaped, so that a record cannot put markup, a
+    link or a script on a page, whoever wrote it."""
+    text = html.escape(str(value).replace("\n", " "), quote=False)
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
 def render_records(recs: list[records.Record], t: dict) -> str:
     """Each machine's record of a snippet, labelled with the machine and the date; one made
     for an older version of the snippet says so in its title, its text and its output's title."""
     root = _state["project"].root
     blocks = []
     for r in recs:
-        fill = {"machine": r.machine, "date": r.date, "where": r.where(root)}
+        fill = {"machine": _literal(r.machine), "date": _literal(r.date),
+                "where": _literal(r.where(root))}
         kind, prefix = ("warning", "stale") if r.stale else ("info", "recorded")
         body = t[f"{prefix}_body"].format(**fill)
         output = _fence(startup_noise.strip(r.data["stdout"]) or "(no output)",
@@ -310,7 +323,7 @@ def render_machines(config) -> str:
     if not machines:
         return f'!!! note "{t["machines_none_title"]}"\n    {t["machines_none"]}'
     cols = [_machine_column(m, t) for m in machines]
-    cell = lambda v: str(v).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    cell = _literal
     rows = ["| | " + " | ".join(cell(m.data["provenance"]["machine"]) for m in machines) + " |",
             "|---|" + "---|" * len(machines)]
     for key, label in t["machine_rows"].items():

@@ -186,3 +186,24 @@ def test_no_record_or_fake_gpu_data_is_committed_under_results():
     for path in results.rglob("result.json") if results.is_dir() else []:
         data = json.loads(path.read_text())
         assert "Test Card" not in data["device"], f"a test's record was committed: {path}"
+
+
+def test_a_record_cannot_put_markup_or_a_link_on_a_page(mini, monkeypatch):
+    """Whoever made a record, its machine's name and versions are text on the page: no element,
+    no link, no script (add_records refuses such names; this holds for any record)."""
+    from bs4 import BeautifulSoup
+    hostile = "GPU: <script>alert(1)</script> [x](javascript:alert(2)) <b>bold</b> `code`"
+    monkeypatch.setitem(PROVENANCE, "machine", hostile)
+    monkeypatch.setitem(PROVENANCE, "gpu_name", "<img src=x onerror=alert(3)>")
+    _record(mini, monkeypatch)
+    _page(mini, "<!-- output: g/gpu.py -->\n\n<!-- machines-on-record -->\n")
+    proc = mini.build(env=CPU)
+    assert proc.returncode == 0, proc.stderr
+    soup = BeautifulSoup(_html(mini), "html.parser")
+    article = soup.find(attrs={"role": "main"})  # the page body in the mini site's theme
+    assert not article.find_all(["script", "img", "b"])
+    assert not [a for a in soup.find_all("a") if "javascript" in (a.get("href") or "")]
+    assert not [c for c in article.find_all("code") if c.get_text() == "code"]
+    text = article.get_text(" ")
+    assert "<script>alert(1)</script> [x](javascript:alert(2)) <b>bold</b> `code`" in text
+    assert "<img src=x onerror=alert(3)>" in text
