@@ -270,7 +270,8 @@ def add(archive: Path, root: Path, results: Path | None = None) -> list[str]:
         (work / "archive.tar").unlink()
         new = _check_records(unpacked / slug, slug, hashes)
         _no_duplicates(new, results, project.snippets)
-        lines = _move_into_place(new, unpacked / slug, results, work)
+        shown = "results" if results == project.root / "results" else str(results)
+        lines = _move_into_place(new, unpacked / slug, results, work, shown)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         if made:
@@ -280,7 +281,8 @@ def add(archive: Path, root: Path, results: Path | None = None) -> list[str]:
     return lines
 
 
-def _move_into_place(new: records.Machine, folder: Path, results: Path, work: Path) -> list[str]:
+def _move_into_place(new: records.Machine, folder: Path, results: Path, work: Path,
+                     shown: str = "results") -> list[str]:
     """The machine's folder under results/, in one rename (two when it was there before: the old
     one aside, the merged one in)."""
     final = results / new.slug
@@ -305,7 +307,6 @@ def _move_into_place(new: records.Machine, folder: Path, results: Path, work: Pa
             raise
     else:
         os.rename(folder, final)
-    shown = "results" if results.name == "results" else str(results)
     lines = [f"added to {shown}/{new.slug}/ ({new.data['provenance']['machine']}): "
              f"{len(new.records)} record{'s' * (len(new.records) != 1)}"]
     for r in sorted(new.records, key=lambda r: r.snippet):

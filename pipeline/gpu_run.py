@@ -253,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-tests", action="store_true", help="do not run the GPU tests")
     ap.add_argument("--scale", type=positive_int, default=None,
                     help=f"BENCH_SCALE for the benchmarks (default {DEFAULT_SCALE})")
-    ap.add_argument("--jobs", type=positive_int, default=1, help="snippets at once (default 1)")
+    ap.add_argument("--jobs", type=positive_int, default=None,
+                    help="snippets at once (default 1; 2 in a dry run)")
     ap.add_argument("--dry-run", action="store_true",
                     help="no GPU needed: only a few quick snippets (or --only), no GPU tests, "
                          "records labelled with this machine; checks the plumbing")
@@ -290,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     state: dict = {}
     try:
         status, _ = record_run(project, results, machine_name=args.machine, only=only,
-                               tests=not (args.no_tests or args.dry_run), jobs=args.jobs,
+                               tests=not (args.no_tests or args.dry_run),
+                               jobs=args.jobs or (2 if args.dry_run else 1),
                                state=state, dry_run=args.dry_run)
     except KeyboardInterrupt:
         done = len(state.get("run", {}).get("recorded", []))
