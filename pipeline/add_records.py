@@ -1,6 +1,7 @@
 """Add someone's GPU records to results/, checked before anything lands there.
 
     python -m pipeline.add_records ARCHIVE.tar.gz      # make add-records FILE=ARCHIVE.tar.gz
+    python -m pipeline.add_records --results DIR ARCHIVE.tar.gz   # into DIR instead of results/
 
 The archive is a gzip-compressed tar whose single top folder is one machine's folder as
 `make gpu-run` leaves it under results/ (machine.json, snippets/<path>/result.json and data/):
@@ -230,9 +231,9 @@ def _no_duplicates(new: records.Machine, results: Path, snippets: Path) -> None:
                                      f"results/{m.slug}")
 
 
-def add(archive: Path, root: Path) -> list[str]:
-    """Check `archive` and add its machine's records under ROOT/results; the lines to print.
-    Raises BadArchive, with results/ as it was."""
+def add(archive: Path, root: Path, results: Path | None = None) -> list[str]:
+    """Check `archive` and add its machine's records under `results` (default ROOT/results);
+    the lines to print. Raises BadArchive, with results/ as it was."""
     archive = Path(archive)
     if not archive.is_file():
         raise BadArchive("no such file")
@@ -244,7 +245,9 @@ def add(archive: Path, root: Path) -> list[str]:
         hashes = records.current_hashes(project.snippets)
     except SnippetError as e:
         raise BadArchive(f"this checkout's snippets: {e}") from None
-    results = project.root / "results"
+    results = Path(results) if results is not None else project.root / "results"
+    if results.exists() and not results.is_dir():
+        raise BadArchive(f"--results {results} is not a folder")
     made = not results.exists()
     results.mkdir(exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".add-records.", dir=results))  # same file system
@@ -267,7 +270,8 @@ def add(archive: Path, root: Path) -> list[str]:
         (work / "archive.tar").unlink()
         new = _check_records(unpacked / slug, slug, hashes)
         _no_duplicates(new, results, project.snippets)
-        lines = _move_into_place(new, unpacked / slug, results, work)
+        shown = "results" if results == project.root / "results" else str(results)
+        lines = _move_into_place(new, unpacked / slug, results, work, shown)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         if made:
@@ -277,7 +281,8 @@ def add(archive: Path, root: Path) -> list[str]:
     return lines
 
 
-def _move_into_place(new: records.Machine, folder: Path, results: Path, work: Path) -> list[str]:
+def _move_into_place(new: records.Machine, folder: Path, results: Path, work: Path,
+                     shown: str = "results") -> list[str]:
     """The machine's folder under results/, in one rename (two when it was there before: the old
     one aside, the merged one in)."""
     final = results / new.slug
@@ -302,7 +307,7 @@ def _move_into_place(new: records.Machine, folder: Path, results: Path, work: Pa
             raise
     else:
         os.rename(folder, final)
-    lines = [f"added to results/{new.slug}/ ({new.data['provenance']['machine']}): "
+    lines = [f"added to {shown}/{new.slug}/ ({new.data['provenance']['machine']}): "
              f"{len(new.records)} record{'s' * (len(new.records) != 1)}"]
     for r in sorted(new.records, key=lambda r: r.snippet):
         notes = [r.data["finished_at"]]
@@ -315,14 +320,18 @@ def _move_into_place(new: records.Machine, folder: Path, results: Path, work: Pa
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1 or args[0] in ("-h", "--help") or not args[0]:
+    args = list(sys.argv[1:] if argv is None else argv)
+    results = None
+    if len(args) == 3 and args[0] == "--results" and args[1]:
+        args.pop(0)
+        results = Path(args.pop(0))
+    if len(args) != 1 or args[0].startswith("-") or not args[0]:
         print("usage: make add-records FILE=ARCHIVE.tar.gz  (python -m pipeline.add_records "
-              "ARCHIVE.tar.gz): one machine's folder of records, as `make gpu-run` leaves it "
-              "under results/", file=sys.stderr)
+              "[--results DIR] ARCHIVE.tar.gz): one machine's folder of records, as "
+              "`make gpu-run` leaves it under results/", file=sys.stderr)
         return 2
     try:
-        lines = add(Path(args[0]), Path("."))
+        lines = add(Path(args[0]), Path("."), results)
     except BadArchive as e:
         print(f"add_records: {args[0]}: {e}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@
     python -m pipeline.gpu_run                  # every snippet and every GPU test, on this GPU
     python -m pipeline.gpu_run --machine lab-a100 --only benchmarks/cudnn_speedup_torch.py
     make gpu-run PYTHON=python3                 # a Python that already holds the frameworks
+    python -m pipeline.gpu_run --dry-run        # no GPU needed: the plumbing, checked on a CPU
 
 Every snippet runs (one at a time: frameworks take most of the GPU's memory), with whatever
 frameworks this Python has: one that dies importing a missing framework is skipped ("needs
@@ -10,6 +11,11 @@ TensorFlow"), not failed. Each success becomes a record as soon as it finishes (
 records.py), so an interrupted run keeps what it finished. Then the tests marked `gpu` run,
 and results/<machine>/machine.json gets the machine's provenance and what the run did. Needs
 nothing but the standard library (and pytest for the tests): no virtualenv, no network.
+
+--dry-run checks the plumbing (records, machine.json, the archive a notebook packs) where no GPU
+is: only DRY_RUN_SNIPPETS, two quick PyTorch snippets that run on a CPU, and no GPU tests. Its
+records are labelled with the machine they ran on, as always (a CPU is named as a CPU), and
+machine.json says "dry_run": true. They are not figures for results/.
 """
 from __future__ import annotations
 
@@ -31,6 +37,8 @@ from . import device, machine, records, runner
 from .snippets import SnippetError, discover
 
 DEFAULT_SCALE = 4  # BENCH_SCALE on a GPU: the CPU build's sizes are too small to mean much there
+# --dry-run: quick snippets that run on a CPU (PyTorch only: a second or two each, no TensorFlow).
+DRY_RUN_SNIPPETS = ("python/torch_cudnn.py", "troubleshooting/pytorch_cpu.py")
 SUMMARY_WIDTH = 100
 # The frameworks share one GPU inside the test process: none may take all of its memory.
 TEST_ENV = {"TF_FORCE_GPU_ALLOW_GROWTH": "true", "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
@@ -154,14 +162,18 @@ def summary_lines(state: dict, where: str) -> list[str]:
         for name, why in list(tests["failed"].items())[:8]:
             lines.append(f"  FAILED {name}: {why[:SUMMARY_WIDTH]}")
     n = len(recorded)
-    lines.append(f"records: {where}/ (machine.json and {n} snippet{'' if n == 1 else 's'}): "
-                 f"commit them with `git add {where}`")
+    if run.get("dry_run"):
+        lines.append(f"DRY RUN (--dry-run): {where}/ holds {n} record{'' if n == 1 else 's'} of "
+                     "quick snippets on this machine, to check the plumbing; not GPU figures")
+    else:
+        lines.append(f"records: {where}/ (machine.json and {n} snippet{'' if n == 1 else 's'}): "
+                     f"commit them with `git add {where}`")
     return lines
 
 
 def record_run(project: runner.Project, results: Path, *, machine_name: str | None = None,
                only: list[str] | None = None, tests: bool = True, jobs: int = 1,
-               log=print, state: dict | None = None) -> tuple[int, dict]:
+               log=print, state: dict | None = None, dry_run: bool = False) -> tuple[int, dict]:
     """Run, record, test: the GPU run, and benchmarks/run_benchmarks.py on any machine.
     Returns (exit status, the machine.json written); `state` is filled as the run goes, for a
     caller that is interrupted."""
@@ -172,6 +184,8 @@ def record_run(project: runner.Project, results: Path, *, machine_name: str | No
                  run={"started_at": _now(), "finished_at": None,
                       "bench_scale": int(os.environ.get("BENCH_SCALE", "1")),
                       "recorded": [], "skipped": {}, "failed": {}, "gpu_tests": None})
+    if dry_run:
+        state["run"]["dry_run"] = True
     records.write_machine(results, slug, state)
     where = (results / slug).relative_to(project.root).as_posix() \
         if (results / slug).is_relative_to(project.root) else str(results / slug)
@@ -239,7 +253,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-tests", action="store_true", help="do not run the GPU tests")
     ap.add_argument("--scale", type=positive_int, default=None,
                     help=f"BENCH_SCALE for the benchmarks (default {DEFAULT_SCALE})")
-    ap.add_argument("--jobs", type=positive_int, default=1, help="snippets at once (default 1)")
+    ap.add_argument("--jobs", type=positive_int, default=None,
+                    help="snippets at once (default 1; 2 in a dry run)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="no GPU needed: only a few quick snippets (or --only), no GPU tests, "
+                         "records labelled with this machine; checks the plumbing")
     args = ap.parse_args(argv)
     project = runner.Project(args.root)
     results = (args.results or project.root / "results").resolve()
@@ -250,16 +268,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.machine is not None:
             records.machine_slug(args.machine)
         known = {s.rel for s in discover(project.snippets)}
-        unknown = [rel for rel in args.only or [] if rel not in known]
+        only = args.only or (list(DRY_RUN_SNIPPETS) if args.dry_run else None)
+        unknown = [rel for rel in only or [] if rel not in known]
         if unknown:
             raise BadInput(f"no such snippet: {', '.join(unknown)}")
-        scale = args.scale or os.environ.get("BENCH_SCALE") or str(DEFAULT_SCALE)
+        scale = args.scale or os.environ.get("BENCH_SCALE") or str(1 if args.dry_run
+                                                                   else DEFAULT_SCALE)
         if not str(scale).isdigit() or int(scale) < 1:
             raise BadInput(f"BENCH_SCALE must be a positive whole number, got {scale!r}")
-        if not device.has_gpu():
+        if not args.dry_run and not device.has_gpu():
             raise BadInput("no CUDA GPU visible (nvidia-smi finds none): a GPU run needs one. "
                            "For this machine's benchmark figures: "
-                           "python benchmarks/run_benchmarks.py")
+                           "python benchmarks/run_benchmarks.py (or --dry-run to check the "
+                           "plumbing)")
     except (BadInput, records.RecordError, SnippetError) as e:
         print(f"gpu_run: error: {e}", file=sys.stderr)
         return 2
@@ -269,8 +290,10 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     state: dict = {}
     try:
-        status, _ = record_run(project, results, machine_name=args.machine, only=args.only,
-                               tests=not args.no_tests, jobs=args.jobs, state=state)
+        status, _ = record_run(project, results, machine_name=args.machine, only=only,
+                               tests=not (args.no_tests or args.dry_run),
+                               jobs=args.jobs or (2 if args.dry_run else 1),
+                               state=state, dry_run=args.dry_run)
     except KeyboardInterrupt:
         done = len(state.get("run", {}).get("recorded", []))
         where = results / state["slug"] if "slug" in state else results

@@ -15,6 +15,10 @@ from conftest import REPO
 
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 SHA = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
+CREATE_PR = "peter-evans/create-pull-request@"
+# The only writes a job may ask for: Pages' deployment, and the records' pull request (that job
+# alone, below).
+PR_PERMISSIONS = {"contents": "write", "pull-requests": "write"}
 
 
 def load(path: Path) -> dict:
@@ -50,7 +54,7 @@ def test_least_privilege_and_pinned_actions(path):
         assert "permissions" in job, f"job {name} must state its permissions"
         for perm, level in job["permissions"].items():
             assert level in ("read", "write", "none"), (name, perm)
-            if level == "write":
+            if level == "write" and job["permissions"] != PR_PERMISSIONS:
                 assert perm in ("pages", "id-token"), f"job {name} writes {perm}"
         for step in job.get("steps", []):
             if "uses" in step:
@@ -73,6 +77,48 @@ def test_gpu_workflow_never_runs_untrusted_code_on_the_self_hosted_runner():
         assert "make gpu-run" in runs  # every snippet and GPU test, recorded under results/
         upload = [step for step in job["steps"] if step.get("with", {}).get("path") == "results/"]
         assert upload, "the GPU run's records are kept as an artifact"
+
+
+def test_every_action_is_pinned_with_its_version_in_a_comment():
+    for path in WORKFLOWS:
+        for line in path.read_text().splitlines():
+            if re.match(r"\s*(- )?uses:", line):
+                assert re.search(r"uses: \S+@[0-9a-f]{40} # v\d+(\.\d+)*\s*$", line), \
+                    f"{path.name}: {line.strip()}"
+
+
+def _steps_using(job: dict, action: str) -> list[dict]:
+    return [s for s in job.get("steps", []) if s.get("uses", "").startswith(action)]
+
+
+def test_gpu_ci_opens_a_pull_request_with_its_records_from_a_job_that_alone_may_write():
+    wf = load(REPO / ".github" / "workflows" / "gpu.yml")
+    jobs = wf["jobs"]
+    (name,) = [n for n, j in jobs.items() if _steps_using(j, CREATE_PR)]
+    job = jobs[name]
+    (step,) = _steps_using(job, CREATE_PR)
+    assert SHA.match(step["uses"])
+    # Least permissions: exactly what creating a branch and a pull request takes, on this job
+    # only; nothing at the top; no other job of any workflow writes the repository or its PRs.
+    assert job["permissions"] == PR_PERMISSIONS and wf["permissions"] == {}
+    for path in WORKFLOWS:
+        for other_name, other in load(path)["jobs"].items():
+            if (path.name, other_name) != ("gpu.yml", name):
+                perms = other.get("permissions", {})
+                assert perms.get("contents") != "write", (path.name, other_name)
+                assert perms.get("pull-requests") != "write", (path.name, other_name)
+    # It runs after the GPU run, on a GitHub-hosted runner (the self-hosted GPU runner never
+    # holds a token that writes), only in this repository and only for main.
+    assert job["needs"] == "gpu" and "self-hosted" not in job["runs-on"]
+    assert "github.repository == 'cudnn-rnn-guide/cudnn-rnn-guide'" in job["if"]
+    assert "github.ref == 'refs/heads/main'" in job["if"]
+    # The records it commits are those the GPU job uploaded, put back under results/.
+    (download,) = _steps_using(job, "actions/download-artifact@")
+    upload = [s for s in jobs["gpu"]["steps"] if s.get("with", {}).get("path") == "results/"]
+    assert download["with"] == {"name": upload[0]["with"]["name"], "path": "results/"}
+    assert step["with"]["add-paths"] == "results/" and step["with"]["branch"]
+    checkout = _steps_using(job, "actions/checkout@")
+    assert checkout and checkout[0]["with"]["persist-credentials"] is False
 
 
 def test_cpu_workflow_runs_the_readme_test_command():
