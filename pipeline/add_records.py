@@ -28,6 +28,7 @@ replaced by the archive's.
 """
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import os
@@ -231,9 +232,12 @@ def _no_duplicates(new: records.Machine, results: Path, snippets: Path) -> None:
                                      f"results/{m.slug}")
 
 
-def add(archive: Path, root: Path, results: Path | None = None) -> list[str]:
+def add(archive: Path, root: Path, results: Path | None = None,
+        allow_dry_run: bool = False) -> list[str]:
     """Check `archive` and add its machine's records under `results` (default ROOT/results);
-    the lines to print. Raises BadArchive, with results/ as it was."""
+    the lines to print. Raises BadArchive, with results/ as it was. A dry run's archive
+    (machine.json says "dry_run": quick CPU snippets that test the notebook and the run, not
+    figures) is refused unless `allow_dry_run` (a test of the dry run, into its own folder)."""
     archive = Path(archive)
     if not archive.is_file():
         raise BadArchive("no such file")
@@ -269,6 +273,9 @@ def add(archive: Path, root: Path, results: Path | None = None) -> list[str]:
                 raise BadArchive(f"cannot unpack: {e}") from None
         (work / "archive.tar").unlink()
         new = _check_records(unpacked / slug, slug, hashes)
+        if (new.data.get("run") or {}).get("dry_run") and not allow_dry_run:
+            raise BadArchive("a dry run (machine.json says \"dry_run\": true): its records test "
+                             "the notebook and the run, they are not figures for results/")
         _no_duplicates(new, results, project.snippets)
         shown = "results" if results == project.root / "results" else str(results)
         lines = _move_into_place(new, unpacked / slug, results, work, shown)
@@ -319,21 +326,30 @@ def _move_into_place(new: records.Machine, folder: Path, results: Path, work: Pa
     return lines
 
 
+USAGE = ("usage: make add-records FILE=ARCHIVE.tar.gz  (python -m pipeline.add_records "
+         "[--results DIR] [--allow-dry-run] ARCHIVE.tar.gz): one machine's folder of records, "
+         "as `make gpu-run` leaves it under results/")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line, exit 2
+        print(f"{USAGE}; {message}", file=sys.stderr)
+        sys.exit(2)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    results = None
-    if len(args) == 3 and args[0] == "--results" and args[1]:
-        args.pop(0)
-        results = Path(args.pop(0))
-    if len(args) != 1 or args[0].startswith("-") or not args[0]:
-        print("usage: make add-records FILE=ARCHIVE.tar.gz  (python -m pipeline.add_records "
-              "[--results DIR] ARCHIVE.tar.gz): one machine's folder of records, as "
-              "`make gpu-run` leaves it under results/", file=sys.stderr)
-        return 2
+    ap = _Parser(prog="python -m pipeline.add_records", usage=USAGE.removeprefix("usage: "),
+                 description="Check an archive of one machine's records (its folder, as "
+                             "`make gpu-run` leaves it under results/) and add it.")
+    ap.add_argument("archive", type=Path, help="the .tar.gz archive")
+    ap.add_argument("--results", type=Path, help="where to add it (default: results/)")
+    ap.add_argument("--allow-dry-run", action="store_true",
+                    help="accept a dry run's archive (to test the dry run; never for results/)")
+    args = ap.parse_args(argv)
     try:
-        lines = add(Path(args[0]), Path("."), results)
+        lines = add(args.archive, Path("."), args.results, allow_dry_run=args.allow_dry_run)
     except BadArchive as e:
-        print(f"add_records: {args[0]}: {e}", file=sys.stderr)
+        print(f"add_records: {args.archive}: {e}", file=sys.stderr)
         return 2
     print("\n".join(lines))
     return 0

@@ -94,9 +94,15 @@ def test_the_dry_run_archive_passes_add_records(executed, tmp_path):
         assert "gpu_name" not in info["provenance"]
     # The maintainers' check, in its own process, into an empty folder.
     results = tmp_path / "results"
+    # Without being told, the check refuses a dry run: its records are not figures.
+    refused = subprocess.run([sys.executable, "-m", "pipeline.add_records", "--results",
+                              str(results), str(archive)], cwd=REPO, capture_output=True,
+                             text=True, timeout=120)
+    assert refused.returncode == 2 and "a dry run" in refused.stderr, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and not results.exists()
     proc = subprocess.run([sys.executable, "-m", "pipeline.add_records", "--results",
-                           str(results), str(archive)], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+                           str(results), "--allow-dry-run", str(archive)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"added to {results}/{slug}/ ")
     added = sorted(p.relative_to(results / slug / "snippets").as_posix()
