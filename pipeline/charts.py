@@ -75,6 +75,7 @@ LANGUAGES = tuple(WORDS)
 # "batch 32", "64 units" parts whose numbers change with the sizes. Code (nn.LSTM, unroll=True,
 # recurrent_dropout=0.2) is not translated.
 PHRASES = {"es": [(re.compile(p), r) for p, r in (
+    (r", on a CPU no variant runs cuDNN", ", en una CPU ninguna variante usa cuDNN"),
     (r"Keras LSTM/GRU variants", "Variantes de LSTM/GRU en Keras"),
     (r"Training step relative to the default layer, by ",
      "Paso de entrenamiento relativo a la capa por defecto, según "),

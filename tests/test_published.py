@@ -119,3 +119,20 @@ def test_built_pages_show_the_published_figures_in_their_language(site):
         assert 'class="benchmark-chart published-chart"' in charted
         if lang:  # Spanish numbers and words, in the chart and its table
             assert "7,8×" in charted and "Aceleración" in charted and "7.8×" not in charted
+
+
+def test_every_cpu_chart_says_in_its_title_that_no_variant_runs_cudnn(site):
+    """A chart drawn from a CPU run never stands as a cuDNN result: its own title says so, in
+    the page's language (the published chart is the only one without a CPU run)."""
+    says = {"": "on a CPU no variant runs cuDNN", "es": "en una CPU ninguna variante usa cuDNN"}
+    seen = 0
+    for lang in ("", "es"):
+        for name in ("index", "benchmarks", "trade-offs"):
+            text = _built(site, name, lang)
+            for figure in re.findall(r'<figure class="benchmark-chart"[^>]*>.*?</figure>', text,
+                                     re.S):
+                title = re.search(r"<title>([^<]*)</title>", figure).group(1)
+                if "Measured on CPU" in figure or "Medido en CPU" in figure:
+                    assert says[lang] in title, (name, lang, title)
+                    seen += 1
+    assert seen >= 10
