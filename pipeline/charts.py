@@ -75,6 +75,7 @@ LANGUAGES = tuple(WORDS)
 # "batch 32", "64 units" parts whose numbers change with the sizes. Code (nn.LSTM, unroll=True,
 # recurrent_dropout=0.2) is not translated.
 PHRASES = {"es": [(re.compile(p), r) for p, r in (
+    (r", on a CPU no variant runs cuDNN", ", en una CPU ninguna variante usa cuDNN"),
     (r"Keras LSTM/GRU variants", "Variantes de LSTM/GRU en Keras"),
     (r"Training step relative to the default layer, by ",
      "Paso de entrenamiento relativo a la capa por defecto, según "),
@@ -303,10 +304,12 @@ def draw(sets: list[dict], lang: str = "en") -> str:
             ax.barh(ys, med, height=height, xerr=err, capsize=3, label=d["provenance"]["machine"])
         ax.set_yticks([j + height * (len(sets) - 1) / 2 for j in range(len(variants))], variants)
         ax.invert_yaxis()
-        ax.set_xlabel(f"{first['metric']} ({w['bars']})")
+        ax.set_xlabel(f"{first['metric']} ({w['bars']})", loc="right")
         ax.set_ylabel(w["variant"])
     wrap = lambda text, width: "\n".join(textwrap.wrap(text, width))  # noqa: E731
-    ax.set_title(wrap(first["title"], 70), fontsize=10.5)
+    # A bar chart's axes start right of its variant names: its title and axis label end at the
+    # axes' right edge and run left over the names' column, so they stay inside the figure.
+    ax.set_title(wrap(first["title"], 70), fontsize=10.5, loc="center" if has_x else "right")
     ax.legend(fontsize=SMALLEST_PT, loc="best")
     ax.grid(axis="x" if not has_x else "both", alpha=0.3)
     lines = [wrap(f"{w['measured_on']} {text}", 95) for text in described]

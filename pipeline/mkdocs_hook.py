@@ -10,6 +10,11 @@ In a page:
   <!-- gpu-chart: benchmark_id -->    the same for a GPU-only benchmark: without data, says that
                                       no GPU measurement is recorded yet
   <!-- machines-on-record -->         the machines under results/, with their provenance
+  <!-- published-speedups -->         others' published speed-ups (data/published_speedups.yml)
+  <!-- published-speedups-chart -->   the same as a chart, titled as published, not measured here
+  <!-- speedup-link -->               a link to this site's GPU speed-ups when any are recorded,
+                                      otherwise to the published chart (pipeline/published.py)
+  <!-- speedup-evidence -->           the home page's chart: ours when recorded, then the published
   <!-- execution-times -->            how long each snippet took
 
 Records (pipeline/records.py) are shown labelled with their machine and date; one made for an
@@ -33,7 +38,7 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import charts, records, runner, setup_lines, startup_noise  # noqa: E402
+from pipeline import charts, published, records, runner, setup_lines, startup_noise  # noqa: E402
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -43,6 +48,10 @@ GPU_RESULT = re.compile(r"<!--\s*gpu-result:\s*(\S+?)\s*-->")
 CHART = re.compile(r"<!--\s*(gpu-)?chart:\s*([\w.-]+)\s*-->")
 TIMES = re.compile(r"<!--\s*execution-times\s*-->")
 MACHINES = re.compile(r"<!--\s*machines-on-record\s*-->")
+PUBLISHED = re.compile(r"<!--\s*published-speedups\s*-->")
+PUBLISHED_CHART = re.compile(r"<!--\s*published-speedups-chart\s*-->")
+SPEEDUP_LINK = re.compile(r"<!--\s*speedup-link\s*-->")
+SPEEDUP_EVIDENCE = re.compile(r"<!--\s*speedup-evidence\s*-->")
 
 # Words the hook writes into pages. Each language overrides them under `extra.pipeline_text`
 # in its mkdocs-static-i18n `languages:` entry.
@@ -383,6 +392,10 @@ def on_page_markdown(markdown, page, config, files):
     markdown = GPU_RESULT.sub(_at_marker(lambda m: render_gpu_result(m.group(1), config, page)),
                               markdown)
     markdown = MACHINES.sub(_at_marker(lambda m: render_machines(config)), markdown)
+    lang = _text(config)["language"]
+    markdown = PUBLISHED.sub(_at_marker(lambda m: published.table(published.load(), lang)),
+                             markdown)
+    markdown = SPEEDUP_LINK.sub(lambda m: published.speedup_link(_state["machines"], lang), markdown)
     return TIMES.sub(_at_marker(lambda m: render_times(config)), markdown)
 
 
@@ -429,4 +442,10 @@ def markdown_inline(text: str) -> str:
 def on_page_content(content, page, config, files):
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's outputs, as the hook's above
         content = startup_noise.strip_notebook_html(content)
+    lang, cache = _text(config)["language"], _state["project"].cache / "charts"
+    content = SPEEDUP_EVIDENCE.sub(lambda m: (
+        render_chart(published.OWN_BENCHMARK, config, page, True)
+        if published.own_gpu_records(_state["machines"]) else "")
+        + published.chart_html(lang, cache), content)
+    content = PUBLISHED_CHART.sub(lambda m: published.chart_html(lang, cache), content)
     return CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))), content)

@@ -203,20 +203,23 @@ def test_every_benchmark_has_its_output_and_chart_on_the_benchmarks_page():
 
 
 def test_published_numbers_come_from_the_facts_file_and_sit_apart():
+    """The trade-offs page's published section draws the data file (no hand-written table), and
+    every source in the data file is one the facts file lists under "Published numbers"."""
+    from pipeline import published
     facts = (REPO.parent / "shared" / "reference" / "facts.md")
     if not facts.is_file():
         pytest.skip("facts.md is not available here")
     section = facts.read_text().split("## Published numbers", 1)[1].split("\n## ", 1)[0]
-    sources = {line.split("|")[1].strip() for line in section.splitlines()
-               if line.startswith("| ") and not line.startswith("| source")}
+    for row in published.load():
+        names = re.findall(r"[\w.-]+/[\w.-]+(?:#\d+)?|arXiv:\d+\.\d+|cuDNN 5",
+                           row["source"]["name"])
+        assert names and all(n in section for n in names), row["source"]["name"]
     for lang in ("", "es"):
         text = page("trade-offs", lang)
-        head, published = re.split(r"\n## (?:Published numbers|Cifras publicadas)", text)
-        rows = [l for l in published.splitlines() if l.startswith("| ") and "---" not in l][1:]
-        assert rows and "<!-- chart" not in published and "<!-- output" not in published
-        for row in rows:
-            src = row.split("|")[1].strip().replace("blog de NVIDIA", "NVIDIA blog")
-            assert src in sources, src
+        head, published_part = re.split(r"\n## (?:Published numbers|Cifras publicadas)", text)
+        assert "<!-- published-speedups -->" in published_part
+        assert not [l for l in published_part.splitlines() if l.startswith("|")]
+        assert "<!-- chart" not in published_part and "<!-- output" not in published_part
 
 
 def test_run_command_records_each_benchmark_under_the_machines_folder(tmp_path):

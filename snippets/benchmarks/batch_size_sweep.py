@@ -45,7 +45,8 @@ for variant in dict.fromkeys(r["variant"] for r in results):
 
 _bench.write_result(
     "batch_size_sweep",
-    title=f"Keras LSTM training throughput vs batch size ({steps} steps, {units} units)",
+    title=f"Keras LSTM training throughput vs batch size ({steps} steps, {units} units)"
+          + (", on a CPU no variant runs cuDNN" if _bench.provenance()["device"] == "CPU" else ""),
     metric="samples per second (higher is better)", lower_is_better=False,
     x_label="batch size", x_log=True, results=results)
 print("measured on", _bench.provenance()["machine"])

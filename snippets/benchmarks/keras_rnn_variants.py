@@ -73,7 +73,8 @@ for kind in ("LSTM", "GRU"):
 # each sweep, relative to the default layer of the same size.
 _bench.write_result(
     "keras_rnn_variants",
-    title=f"Keras LSTM/GRU variants (batch {batch}, {middle[0]} steps, {middle[1]} units)",
+    title=f"Keras LSTM/GRU variants (batch {batch}, {middle[0]} steps, {middle[1]} units)"
+          + (", on a CPU no variant runs cuDNN" if _bench.provenance()["device"] == "CPU" else ""),
     metric="ms per call", lower_is_better=True,
     results=[{"variant": f"{r['name']} · {r['mode']}", **r} for r in rows
              if (r["steps"], r["units"]) == middle],
@@ -85,7 +86,8 @@ for axis, sweep, label, fixed in (("steps", by_steps, "sequence length (steps)",
     _bench.write_result(
         f"keras_rnn_variants_{axis}",
         title=f"Training step relative to the default layer, by {label} "
-              f"(batch {batch}, {value} {other})",
+              f"(batch {batch}, {value} {other})"
+              + (", on a CPU no variant runs cuDNN" if _bench.provenance()["device"] == "CPU" else ""),
         metric="time relative to the default layer (x)", lower_is_better=True,
         relative_to="the default layer", fixed=fixed, x_label=label, x_log=True,
         results=[_bench.relative(r, default_of(r), variant=r["name"], x=r[axis]) for r in rows

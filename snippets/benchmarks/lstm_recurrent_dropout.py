@@ -34,7 +34,8 @@ for variant, kwargs in [("LSTM default (cuDNN-eligible)", {}),
 
 path = _bench.write_result(
     "lstm_recurrent_dropout",
-    title=f"Keras LSTM train step (batch {batch}, {steps} steps, {units} units)",
+    title=f"Keras LSTM train step (batch {batch}, {steps} steps, {units} units)"
+          + (", on a CPU no variant runs cuDNN" if _bench.provenance()["device"] == "CPU" else ""),
     metric="ms per train step", results=results)
 print(f"slowdown from recurrent_dropout: {results[1]['median'] / results[0]['median']:.2f}x")
 print("measured on", _bench.provenance()["machine"])

@@ -60,7 +60,8 @@ for r in results:
 
 _bench.write_result(
     "torch_lstm_vs_cell_loop",
-    title=f"PyTorch LSTM on {device} (batch {batch}, {steps} steps, {units} units)",
+    title=f"PyTorch LSTM on {device} (batch {batch}, {steps} steps, {units} units)"
+          + (", on a CPU no variant runs cuDNN" if device == "cpu" else ""),
     metric="ms per call", lower_is_better=True, results=results,
     torch=torch.__version__, torch_device=device,
     cudnn=torch.backends.cudnn.version() if device == "cuda" else None)

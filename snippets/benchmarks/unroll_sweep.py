@@ -72,12 +72,15 @@ print("verdict: unroll=True was faster at sequence lengths", faster or "none",
 
 _bench.write_result(
     "unroll_sweep",
-    title=f"LSTM forward+backward, loop vs unroll (batch {batch}, {units} units)",
+    title=f"LSTM forward+backward, loop vs unroll (batch {batch}, {units} units)"
+          + (", on a CPU no variant runs cuDNN" if device == "CPU:0" else ""),
     metric="ms per forward+backward", lower_is_better=True,
     x_label="sequence length (steps)", x_log=True, results=results)
 _bench.write_result(
     "unroll_memory",
-    title=f"LSTM forward+backward, peak tensor memory, loop vs unroll (batch {batch}, {units} units)",
+    title="LSTM forward+backward, peak tensor memory, loop vs unroll "
+          f"(batch {batch}, {units} units)"
+          + (", on a CPU no variant runs cuDNN" if device == "CPU:0" else ""),
     metric="MiB held at the peak of one pass", lower_is_better=True,
     x_label="sequence length (steps)", x_log=True,
     results=[{"variant": r["variant"], "x": r["x"], **_bench.spread(r["peak_mib"])}

@@ -1,0 +1,138 @@
+"""Published speed-ups (data/published_speedups.yml): one source of truth for every page.
+
+Each row must name its source (an https URL) and year; where the source gives two timings, the
+speed-up in the file must be their ratio (checked from the numbers the row quotes, not from the
+speed-up itself). The pages carry only the hook's markers, never a hand-written copy of a row,
+and the built pages show the table and the chart in their own language, titled as published by
+others, with the home page's "measured" link going to numbers that exist.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline import published, records
+
+REPO = Path(__file__).resolve().parent.parent
+ROWS = published.load()
+PAGES = {"index": ("<!-- speedup-evidence -->", "<!-- speedup-link -->"),
+         "fixing": ("<!-- published-speedups -->",),
+         "trade-offs": ("<!-- published-speedups -->",),
+         "benchmarks": ("<!-- published-speedups-chart -->",)}
+
+
+def test_every_row_names_its_source_url_and_year():
+    assert len(ROWS) >= 5
+    for row in ROWS:
+        assert row["source"]["name"] and row["source"]["url"].startswith("https://")
+        assert 2010 <= row["year"] <= 2026
+        assert row["framework"] and all(row[k]["en"] and row[k]["es"] for k in published.PROSE)
+    assert len({r["id"] for r in ROWS}) == len(ROWS)
+    # A figure the source gives only in words ("an order of magnitude") has no number.
+    assert any(r["speedup"] is None for r in ROWS)
+
+
+def test_a_row_without_a_source_url_or_year_is_refused(tmp_path):
+    bad = tmp_path / "p.yml"
+    for key, value, message in (("source", {"name": "x"}, "https:// url"),
+                                ("year", "soon", "is not a year"),
+                                ("speedup", "fast", "neither a positive number nor null")):
+        rows = yaml.safe_load((REPO / "data" / "published_speedups.yml").read_text())
+        rows[0][key] = value
+        bad.write_text(yaml.safe_dump(rows, allow_unicode=True))
+        with pytest.raises(published.PublishedError, match=re.escape(message)):
+            published.load(bad)
+
+
+def _seconds(text: str) -> list[float]:
+    return [float(v) for v in re.findall(r"(\d+(?:\.\d+)?) (?:s|µs)\b", text)]
+
+
+def test_each_speed_up_is_the_ratio_of_the_timings_its_row_quotes():
+    checked = 0
+    for row in ROWS:
+        times = _seconds(row["result"]["en"])
+        if row["speedup"] is not None and len(times) == 2:
+            slow, fast = times
+            assert round(slow / fast, 1) == pytest.approx(row["speedup"], abs=0.051), row["id"]
+            checked += 1
+    assert checked >= 4
+
+
+def test_pages_hold_markers_and_no_hand_written_copy_of_a_row():
+    sources = {r["source"]["name"].split(",")[0] for r in ROWS} | {r["source"]["url"] for r in ROWS}
+    for name, markers in PAGES.items():
+        for suffix in ("", ".es"):
+            text = (REPO / "docs" / f"{name}{suffix}.md").read_text(encoding="utf-8")
+            for marker in markers:
+                assert marker in text, (name, suffix, marker)
+    for path in sorted((REPO / "docs").glob("*.md")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.lstrip().startswith("|"):
+                hit = [s for s in sources if s in line]
+                assert not hit, f"{path.name}: a hand-written row of {hit}"
+
+
+def test_the_link_goes_to_own_gpu_numbers_once_recorded(tmp_path):
+    assert published.speedup_link([], "en") == \
+        "[published figures, not measured here](#how-much-faster)"
+    data = tmp_path / "rec" / "data"
+    data.mkdir(parents=True)
+    (data / f"{published.OWN_BENCHMARK}.json").write_text("{}")
+    rec = records.Record(slug="m", path=tmp_path / "rec", stale=False,
+                         data={"device": "GPU", "snippet": "benchmarks/cudnn_speedup_torch.py"})
+    cpu = records.Record(slug="m", path=tmp_path / "rec", stale=False,
+                         data={"device": "CPU", "snippet": "benchmarks/cudnn_speedup_torch.py"})
+    assert published.speedup_link([records.Machine("m", {}, [cpu])], "es") == \
+        "[cifras publicadas, no medidas aquí](#how-much-faster)"
+    assert published.speedup_link([records.Machine("m", {}, [rec])], "en") == \
+        "[measured on a GPU](benchmarks.md#cudnn-speed-up)"
+
+
+def _built(site: Path, name: str, lang: str) -> str:
+    folder = site / lang if lang else site
+    folder = folder / name if name != "index" else folder
+    return (folder / "index.html").read_text(encoding="utf-8")
+
+
+def test_built_pages_show_the_published_figures_in_their_language(site):
+    machines = records.load_all(REPO / "results", REPO / "snippets")
+    own = published.own_gpu_records(machines)
+    for lang in ("", "es"):
+        w = published.WORDS[lang or "en"]
+        home = _built(site, "index", lang)
+        figure = home[home.index('id="published-speedups"'):]
+        assert w["title"].split(":")[0] in figure and w["table"] in figure
+        if not own:  # the "measured" link says it leads to published figures, on this page
+            link = published.LINKS[lang or "en"]["published"]
+            assert f'<a href="#how-much-faster">{link}</a>' in home
+            assert "#cudnn-speed-up" not in home.split("<h2", 2)[1]
+        for name in ("index", "benchmarks", "fixing", "trade-offs"):
+            text = _built(site, name, lang)
+            for row in ROWS:
+                assert row["source"]["url"] in text, (name, lang, row["id"])
+                assert row["hardware"][lang or "en"] in text.replace("&quot;", '"')
+        charted = _built(site, "benchmarks", lang)
+        assert 'class="benchmark-chart published-chart"' in charted
+        if lang:  # Spanish numbers and words, in the chart and its table
+            assert "7,8×" in charted and "Aceleración" in charted and "7.8×" not in charted
+
+
+def test_every_cpu_chart_says_in_its_title_that_no_variant_runs_cudnn(site):
+    """A chart drawn from a CPU run never stands as a cuDNN result: its own title says so, in
+    the page's language (the published chart is the only one without a CPU run)."""
+    says = {"": "on a CPU no variant runs cuDNN", "es": "en una CPU ninguna variante usa cuDNN"}
+    seen = 0
+    for lang in ("", "es"):
+        for name in ("index", "benchmarks", "trade-offs"):
+            text = _built(site, name, lang)
+            for figure in re.findall(r'<figure class="benchmark-chart"[^>]*>.*?</figure>', text,
+                                     re.S):
+                title = re.search(r"<title>([^<]*)</title>", figure).group(1)
+                if "Measured on CPU" in figure or "Medido en CPU" in figure:
+                    assert says[lang] in title, (name, lang, title)
+                    seen += 1
+    assert seen >= 10
