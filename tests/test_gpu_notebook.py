@@ -150,3 +150,15 @@ def test_a_dry_run_keeps_refusing_test_settings(tmp_path):
                               text=True, timeout=60, env={**env, name: "1"})
         assert proc.returncode == 2 and f"{name} is set" in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("suffix", ["md", "es.md"])
+def test_the_benchmarks_page_links_the_notebook_for_colab_and_kaggle(suffix):
+    """Readers with a free GPU find the notebook where the page asks for GPU numbers."""
+    repo_url = re.search(r"^repo_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text(), re.M).group(1)
+    path = NOTEBOOK.relative_to(REPO).as_posix()
+    owner_repo = repo_url.removeprefix("https://github.com/")
+    page = (REPO / "docs" / f"benchmarks.{suffix}").read_text(encoding="utf-8")
+    assert f"(https://colab.research.google.com/github/{owner_repo}/blob/main/{path})" in page
+    assert f"({repo_url}/blob/main/{path})" in page and "Kaggle" in page
+    assert "](#hosted-gpu)" in page and "{ #hosted-gpu }" in page
