@@ -75,6 +75,7 @@ def test_figures(tmp: Path) -> int:
     workers = min(os.cpu_count() or 1, 4)  # as `make test` runs it
     proc = subprocess.run([sys.executable, "-m", "pytest", "-m", "not gpu", "-q", "-p",
                            "no:cacheprovider", "-n", str(workers), "--dist", "loadfile",
+                           "--no-loadscope-reorder",
                            f"--junitxml={report}"], cwd=root, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if not report.is_file():
