@@ -30,9 +30,6 @@ BUILD_WORDS = [re.compile(p, re.I) for p in (
     r"\besta compilación\b", r"\bla compilación del sitio\b", r"\besta construcción\b",
     r"\bconstrucción (?:del|de este) sitio\b", r"\bcada construcción\b", r"\bconstruye este sitio\b",
 )]
-# Known and left to the snippet's owner: a code comment in snippets/benchmarks/batch_size_sweep.py
-# (shown on the trade-offs pages) still names seed 001. Each entry: (page, the exact text).
-KNOWN = {("trade-offs", "the page's correction of seed 001 rests on this")}
 MAKE_TARGETS = sorted(set(re.findall(r"^([a-z][\w-]*):", (REPO / "Makefile").read_text(), re.M)))
 BUILD_WORDS.append(re.compile(r"\bmake (?:%s)\b" % "|".join(map(re.escape, MAKE_TARGETS))))
 
@@ -72,9 +69,6 @@ def test_no_reader_page_talks_about_how_the_site_is_built(site):
     problems = []
     for page in reader_pages(site):
         text = article_text(page)
-        for name, known in KNOWN:
-            if name in page.parts:
-                text = text.replace(" ".join(known.split()), "")
         for p in BUILD_WORDS:
             for m in p.finditer(text):
                 problems.append(f"{page.relative_to(site)}: {p.pattern!r}: "
