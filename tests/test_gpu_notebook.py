@@ -51,23 +51,16 @@ def executed(tmp_path_factory):
     work.mkdir()
     env = {"GPU_NOTEBOOK_SOURCE": str(site), "GPU_NOTEBOOK_DRY_RUN": "1",
            "PIP_NO_INDEX": "1"}  # nothing may be fetched: every helper is installed here
-    saved = {k: os.environ.get(k) for k in (*env, "SNIPPETS_DEVICE", "BENCH_SCALE",
-                                            "BENCH_QUICK", "BENCH_CPU_DRY_RUN")}
-    for k in saved:
-        os.environ.pop(k, None)
-    os.environ.update(env)
     before = _repo_results()
-    try:
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("SNIPPETS_DEVICE", "BENCH_SCALE", "BENCH_QUICK", "BENCH_CPU_DRY_RUN"):
+            mp.delenv(name, raising=False)
+        for name, value in env.items():
+            mp.setenv(name, value)
         nb = nbformat.read(NOTEBOOK, as_version=4)
         nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
                                 allow_errors=False,
                                 resources={"metadata": {"path": str(work)}}).execute()
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     return nb, site, work, before
 
 
