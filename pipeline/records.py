@@ -33,6 +33,7 @@ DATA_DIR = "data"
 FIELDS = {"snippet": str, "status": str, "stdout": str, "stderr": str, "returncode": int,
           "seconds": (int, float), "finished_at": str, "device": str, "data_files": dict,
           "source_hash": str, "provenance": dict}
+MATRIX_DIR = "versions"  # results/versions/: the version matrix's cells (pipeline/versions.py)
 RECORDED_STATUS = "ok"  # only what succeeded is recorded; skips and failures go in machine.json
 
 
@@ -204,7 +205,8 @@ def current_hashes(snippets_root: Path) -> dict[str, str]:
 
 def load_all(results: Path, snippets_root: Path) -> list[Machine]:
     """Every machine under results/ with its records, checked; stale ones marked. Hidden
-    folders (a record being written) are ignored. Raises RecordError on anything damaged."""
+    folders (a record being written) are ignored, and so is results/versions/, whose cells are
+    read by loading that folder itself. Raises RecordError on anything damaged."""
     results = Path(results)
     if not results.is_dir():
         return []
@@ -213,7 +215,8 @@ def load_all(results: Path, snippets_root: Path) -> list[Machine]:
     except SnippetError:
         hashes = {}  # the runner reports a bad header; records then all read as stale
     machines = []
-    for folder in sorted(p for p in results.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    for folder in sorted(p for p in results.iterdir() if p.is_dir() and not p.name.startswith(".")
+                         and p.name != MATRIX_DIR):
         machine_file = folder / MACHINE_FILE
         if not machine_file.is_file():
             raise RecordError(f"{folder}: no {MACHINE_FILE} (every machine folder says what "

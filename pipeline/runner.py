@@ -81,8 +81,10 @@ class Project:
     snippets: Path = field(default=None)  # type: ignore[assignment]
     cache: Path = field(default=None)  # type: ignore[assignment]
     requirements: list[Path] = field(default_factory=list)
+    python: str = ""  # the interpreter that runs Python snippets (the version matrix: a cell's)
 
     def __post_init__(self):
+        self.python = self.python or sys.executable
         self.root = Path(self.root).resolve()
         self.snippets = Path(self.snippets or self.root / "snippets").resolve()
         self.cache = Path(self.cache or self.root / ".cache").resolve()
@@ -121,17 +123,17 @@ def _run_process(cmd: list[str], cwd: Path, env: dict, timeout: float, log_prefi
     return rc, stdout, stderr
 
 
-def _command(snippet: Snippet, work: Path, env: dict, timeout: float):
+def _command(snippet: Snippet, work: Path, env: dict, timeout: float, python: str):
     """The command that runs the snippet; C files are built first by their folder's Makefile,
     told which Python runs the build (the one whose packages hold cuDNN's wheels, if any)."""
     if snippet.kind == "py":
-        return [sys.executable, str(snippet.path)], None
+        return [python, str(snippet.path)], None
     build = work / "build"
     build.mkdir()
     binary = build / snippet.path.stem
     rc, out, err = _run_process(
         ["make", "--no-print-directory", "-s", "-C", str(snippet.path.parent),
-         f"BUILD_DIR={build}", f"PYTHON={sys.executable}", str(binary)],
+         f"BUILD_DIR={build}", f"PYTHON={python}", str(binary)],
         work, env, timeout, work / "make")
     if rc != 0:
         return None, (rc, out, err)
@@ -170,7 +172,7 @@ def classify(snippet: Snippet, rc: int | None, device: str, stderr: str = "",
 
 
 def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
-            skip_missing: bool = False) -> Outcome:
+            skip_missing: bool = False, python: str | None = None) -> Outcome:
     work = cache.new_workdir()
     # A snippet writes only inside `work` (see pipeline/sandbox): Python ones are stopped at
     # the write; for C ones (make, the program) the project tree is compared before and after.
@@ -178,7 +180,7 @@ def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
                                          PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1"))
     before = sandbox.snapshot(root) if snippet.kind != "py" else None
     started = time.perf_counter()
-    cmd, build_failure = _command(snippet, work, env, snippet.timeout)
+    cmd, build_failure = _command(snippet, work, env, snippet.timeout, python or sys.executable)
     if build_failure:
         rc, stdout, stderr = build_failure
         status, problem = FAILED, f"build failed (make exit {rc})"
@@ -227,6 +229,8 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
     snippets = discover(project.snippets)
     if only is not None:
         snippets = [s for s in snippets if s.rel in only]
+    else:  # the version matrix's snippets run in other environments (pipeline/versions.py)
+        snippets = [s for s in snippets if not s.matrix]
     device = device_mod.device_kind()
     cache = Cache(project.cache)
     outcomes: dict[str, Outcome] = {}
@@ -250,7 +254,7 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
     shared = [(s, k) for s, k in stale if (s, k) not in alone]
 
     def run(s: Snippet, k: str) -> Outcome:
-        return execute(s, cache, k, device, project.root, skip_missing)
+        return execute(s, cache, k, device, project.root, skip_missing, project.python)
 
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
         for future in as_completed([pool.submit(run, s, k) for s, k in shared]):

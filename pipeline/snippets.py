@@ -8,7 +8,8 @@ from pathlib import Path
 
 RUNNABLE_SUFFIXES = (".py", ".c")
 DEFAULT_TIMEOUT = 300.0
-# `# snippet: timeout=120 needs=gpu exclusive` (or `// snippet: ...` in C)
+# `# snippet: timeout=120 needs=gpu exclusive` (or `// snippet: ...` in C); `matrix`: run only by
+# the version matrix (pipeline/versions.py), in each release's environment, never by the build
 _HEADER = re.compile(r"^\s*(?:#|//)\s*snippet:(.*)$")
 
 
@@ -23,6 +24,7 @@ class Snippet:
     timeout: float = DEFAULT_TIMEOUT
     needs_gpu: bool = False
     exclusive: bool = False
+    matrix: bool = False
     helpers: tuple[Path, ...] = field(default_factory=tuple)  # local files it depends on
 
     @property
@@ -32,7 +34,8 @@ class Snippet:
 
 def parse_header(text: str, rel: str) -> dict:
     """Read the `snippet:` line (first 30 lines only)."""
-    opts: dict = {"timeout": DEFAULT_TIMEOUT, "needs_gpu": False, "exclusive": False}
+    opts: dict = {"timeout": DEFAULT_TIMEOUT, "needs_gpu": False, "exclusive": False,
+                  "matrix": False}
     for line in text.splitlines()[:30]:
         m = _HEADER.match(line)
         if not m:
@@ -50,6 +53,8 @@ def parse_header(text: str, rel: str) -> dict:
                 opts["needs_gpu"] = True
             elif key == "exclusive" and not value:
                 opts["exclusive"] = True
+            elif key == "matrix" and not value:
+                opts["matrix"] = True
             else:
                 raise SnippetError(f"{rel}: unknown snippet option {word!r}")
         break

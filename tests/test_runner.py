@@ -19,11 +19,19 @@ def run(mini, **kw):
 
 def test_header_options_are_read_and_bad_ones_rejected():
     assert parse_header("# snippet: timeout=12 needs=gpu exclusive\n", "a.py") == {
-        "timeout": 12.0, "needs_gpu": True, "exclusive": True}
+        "timeout": 12.0, "needs_gpu": True, "exclusive": True, "matrix": False}
+    assert parse_header("# snippet: matrix\n", "a.py")["matrix"] is True
     assert parse_header("print(1)\n", "a.py")["timeout"] == DEFAULT_TIMEOUT
     for bad in ("# snippet: timeout=soon", "# snippet: timeout=-1", "# snippet: gpu"):
         with pytest.raises(SnippetError):
             parse_header(bad, "a.py")
+
+
+def test_the_build_leaves_matrix_snippets_to_the_version_matrix(mini):
+    mini.snippet("t/page.py", "print('shown')\n")
+    mini.snippet("v/cell.py", "# snippet: matrix\nprint('in a release environment')\n")
+    assert set(run(mini)) == {"t/page.py"}
+    assert run(mini, only=["v/cell.py"])["v/cell.py"].stdout == "in a release environment\n"
 
 
 def test_helpers_are_found_and_underscore_files_are_not_snippets(mini):
