@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.test-installed
 NODE_TOOLS := node_modules/.package-lock.json
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test test-gpu gpu-env gpu-run add-records snippets bench-build lock clean quality
+.PHONY: serve build test test-gpu gpu-env gpu-run add-records versions snippets bench-build lock clean quality
 
 # Not strict while serving: a failing snippet shows an error box in its page and the server keeps
 # running (strict mode would stop it). `make build` and CI stay strict.
@@ -103,6 +103,14 @@ else
 add-records: $(SITE_STAMP)
 	$(BIN)/python -m pipeline.add_records $(FILE)
 endif
+
+# The version matrix (pipeline/versions.py): the criteria rules on every Keras 3 release with
+# each backend, tf-keras 2.14 to 2.21 and PyTorch 2.13 and 2.14.1, each in its own environment
+# under .cache/versions/ (installed from the package registry: about 25 GB and 40 minutes the
+# first time, minutes after), recorded under results/versions/. Resumable; CPU only (a GPU is
+# pretended). VERSIONS_ARGS="--only keras-3.0.0-tensorflow" runs one cell, "--list" lists them.
+versions: $(SITE_STAMP)  ## the criteria on every Keras 3, tf-keras and PyTorch release, recorded under results/versions/
+	$(BIN)/python -m pipeline.versions $(VERSIONS_ARGS)
 
 lock: | $(VENV)/bin/python  ## re-pin requirements*.txt from requirements*.in
 	$(BIN)/pip install --quiet pip-tools

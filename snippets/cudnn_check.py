@@ -249,9 +249,10 @@ def _keras3_findings(layer, kind: str, version: tuple[int, int], backend: str) -
                     "Upgrade to Keras >= 3.15.")
             return out
         if kind == "lstm" and version < (3, 15):
-            out.add("backend_version", f"{label}: the cuDNN LSTM path fails on a GPU and "
-                    "Keras falls back in silence (keras-team/keras#22274 in 3.10 to 3.13, "
-                    "keras-team/keras#22874 in 3.14).", "Upgrade to Keras >= 3.15.")
+            out.add("backend_version", f"{label}: Keras's cuDNN LSTM function fails on every "
+                    "call and Keras falls back in silence (3.10 to 3.13 convert the weights "
+                    "with NumPy, keras-team/keras#22274; 3.14 unpacks PyTorch's result wrongly, "
+                    "fixed by keras-team/keras#22874).", "Upgrade to Keras >= 3.15.")
             return out
     tanhs, sigmoids = _keras3_activations(backend)
     if cell.activation not in tanhs:
@@ -308,7 +309,12 @@ def check_layer(layer, path: str = "") -> list[Finding]:
 
 
 def _children(layer):
-    """The sub-layers Keras itself tracks on this layer (attributes of custom layers too)."""
+    """The sub-layers Keras itself tracks on this layer (attributes of custom layers too). A
+    Bidirectional runs its two copies, never the layer it was given (which Keras 3.2 still
+    tracks beside them)."""
+    pair = [getattr(layer, "forward_layer", None), getattr(layer, "backward_layer", None)]
+    if all(pair):
+        return pair
     flatten = getattr(layer, "_flatten_layers", None)
     if flatten is None:
         return []
@@ -360,6 +366,14 @@ def check_mask(mask, padding_value=None, backend: str | None = None) -> list[Fin
                         "for any mask, even a right-padded one.", "Drop the mask where you can "
                         "(equal-length batches, e.g. bucketing by length), or use the "
                         "TensorFlow backend.")]
+    if backend == "tensorflow":
+        import keras
+        version = _version_tuple(keras.__version__)
+        if (3, 0) <= version < (3, 2):
+            return [Finding("mask", f"Keras {version[0]}.{version[1]} on the TensorFlow backend "
+                            "takes the generic kernel for any mask; right-padded masks reach "
+                            "cuDNN from Keras 3.2.", "Upgrade to Keras >= 3.2 and pad at the "
+                            'end (padding="post").')]
     out: list[Finding] = []
     lengths = mask_.sum(axis=1)
     right = np.arange(mask_.shape[1])[None, :] < lengths[:, None]
