@@ -16,6 +16,10 @@ In a page:
                                       otherwise to the published chart (pipeline/published.py)
   <!-- speedup-evidence -->           the home page's chart: ours when recorded, then the published
   <!-- execution-times -->            how long each snippet took
+  <!-- versions-table -->, <!-- since: ... -->, <!-- version-claims --> ...
+                                      what each library release did, drawn from the version
+                                      matrix's records (pipeline/version_claims.py): a version
+                                      claim no record backs fails the build
 
 Records (pipeline/records.py) are shown labelled with their machine and date; one made for an
 older version of the snippet says so, and is never shown as current.
@@ -38,7 +42,8 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import charts, published, records, runner, setup_lines, startup_noise  # noqa: E402
+from pipeline import (charts, published, records, runner, setup_lines, startup_noise,  # noqa: E402
+                      version_claims)
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -101,7 +106,7 @@ TEXT = {
 }
 
 _state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None,
-                "machines": []}
+                "machines": [], "matrix": []}
 
 
 def on_startup(command, dirty):
@@ -136,6 +141,12 @@ def on_pre_build(config):
     except records.RecordError as e:
         _state["machines"] = []
         _problem(f"results/: {e}")
+    try:  # the version matrix's cells: results/versions/ (pipeline/versions.py)
+        _state["matrix"] = version_claims.load(project.root / "results" / records.MATRIX_DIR,
+                                               project.snippets)
+    except records.RecordError as e:
+        _state["matrix"] = []
+        _problem(f"results/{records.MATRIX_DIR}/: {e}")
     executed = sum(o.executed for o in outcomes)
     log.info("snippets: %d executed, %d from cache", executed, len(outcomes) - executed)
     bad = runner.failures(outcomes)
@@ -387,6 +398,11 @@ def render_setup(m, config, page) -> str:
 
 
 def on_page_markdown(markdown, page, config, files):
+    try:
+        markdown = version_claims.render(markdown, _state["matrix"], _text(config)["language"],
+                                         page.file.src_uri)
+    except version_claims.ClaimError as e:
+        _problem(str(e))
     markdown = setup_lines.SHOWN.sub(lambda m: render_setup(m, config, page), markdown)
     markdown = OUTPUT.sub(_at_marker(lambda m: render_output(m.group(1), config, page)), markdown)
     markdown = GPU_RESULT.sub(_at_marker(lambda m: render_gpu_result(m.group(1), config, page)),
