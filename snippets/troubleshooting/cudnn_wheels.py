@@ -23,7 +23,7 @@ files = {name: {str(f): f for f in d.files if f.hash} for name, d in wheels.item
 shared = set.intersection(*map(set, files.values())) if len(files) > 1 else set()
 print(f"torch {torch.__version__} requires",
       [r for r in md.requires("torch") if r.startswith("nvidia-cudnn")])
-print(f"files that {' and '.join(sorted(wheels))} both install: {len(shared)}")
+print(f"cuDNN wheels installed: {sorted(wheels)}; files they share: {len(shared)}")
 differ = [p for p in shared if len({files[n][p].hash.value for n in files}) > 1]
 small = sorted(p for p in differ if (files[min(files)][p].size or 0) < 1_000_000)
 for name in sorted(wheels):  # the small files whose content differs: headers, loader
