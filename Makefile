@@ -65,18 +65,22 @@ $(QUALITY_TOOLS): quality/package.json quality/package-lock.json
 	npm ci --prefix quality --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $@
 
-# GPU machines: the same pins, but TensorFlow's CUDA packages, PyTorch's CUDA build and JAX's
-# CUDA plugin instead of the CPU wheels and our own nvidia-* pins (pip resolves those for the
-# GPU stack).
+# GPU machines: the same pins, but TensorFlow's CUDA packages and JAX's CUDA plugin instead of
+# the CPU wheels and our own CUDA 12 nvidia-* pins (pip resolves those for the GPU stack).
+# PyTorch stays as pinned: torch==2.14.1 from PyPI is already the CUDA 13 build, and its CUDA 13
+# wheels (nvidia-*-cu13, nvidia-cublas, ..., cuda-toolkit) keep their pins. nvidia-cudnn-cu12
+# (TensorFlow, JAX) and nvidia-cudnn-cu13 (PyTorch) both write site-packages/nvidia/cudnn: the
+# wheel pip installs last owns those files (a GPU run's provenance records which cuDNN loaded).
 GPU_STAMP := $(VENV)/.gpu-installed
 JAX_VERSION = $(shell sed -n 's/^jax==//p' requirements.txt)
+CPU_ONLY_PINS := '^(jax|jaxlib|nvidia-[a-z-]+-cu12|nvidia-cudnn-frontend)=='
 gpu-env: $(GPU_STAMP)  ## .venv for a GPU machine (needs a package registry)
 
 $(GPU_STAMP): requirements.txt requirements-test.txt | $(VENV)/bin/python
-	grep -Ev '^(torch|jax|jaxlib|nvidia-)' requirements.txt > $(VENV)/requirements-gpu.txt
+	grep -Ev $(CPU_ONLY_PINS) requirements.txt > $(VENV)/requirements-gpu.txt
 	$(BIN)/pip install --quiet -r $(VENV)/requirements-gpu.txt "tensorflow[and-cuda]==2.21.0" \
-	  "torch==2.13.0" "jax[cuda12]==$(JAX_VERSION)" nvidia-cudnn-frontend nvidia-cuda-nvcc-cu12
-	grep -Ev '^(torch|jax|jaxlib|nvidia-)' requirements-test.txt > $(VENV)/requirements-test-gpu.txt
+	  "jax[cuda12]==$(JAX_VERSION)" nvidia-cudnn-frontend nvidia-cuda-nvcc-cu12
+	grep -Ev $(CPU_ONLY_PINS) requirements-test.txt > $(VENV)/requirements-test-gpu.txt
 	$(BIN)/pip install --quiet -r $(VENV)/requirements-test-gpu.txt
 	touch $(SITE_STAMP) $(TEST_STAMP) $@
 

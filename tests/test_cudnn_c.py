@@ -121,6 +121,15 @@ def test_makefile_finds_the_cuda_13_wheels_and_their_other_soname(tmp_path):
     assert found["CRT_INC"] == f"{n}/cu13/include"
 
 
+def test_makefile_takes_cuda_12s_runtime_when_both_runtime_wheels_are_there(tmp_path):
+    # requirements.txt pins CUDA 12's runtime for these programs; PyTorch's wheel adds CUDA 13's.
+    site = _touch(tmp_path / "site", *CU12_WHEELS, *CU13_WHEELS[2:])
+    found = _where(_python_with(tmp_path, site), tmp_path)
+    n = site / "nvidia"
+    assert found["CUDART"] == f"{n}/cuda_runtime" and found["CUDART_SO"] == "libcudart.so.12"
+    assert found["CRT_INC"] == f"{n}/cuda_nvcc/include"
+
+
 def test_makefile_finds_a_system_toolkit_and_nvidias_debian_cudnn(tmp_path):
     cuda = _touch(tmp_path / "cuda", *SYSTEM_CUDA)
     usr = _touch(tmp_path / "usr", "include/cudnn.h", "lib/x86_64-linux-gnu/libcudnn.so.9")

@@ -62,6 +62,8 @@ def test_torch_snippet_reports_cudnn_use_by_device():
     assert f"ran on cuDNN: {on_gpu and torch.backends.cudnn.is_available()}" in out
     if not torch.backends.cudnn.is_available():
         assert "cudnn.is_available() False" in out and "cudnn.version()      None" in out
+    else:  # the CUDA build pinned here loads cuDNN without a GPU and reports its version
+        assert f"cudnn.version()      {torch.backends.cudnn.version()}" in out
     assert "cudnn.enabled        True" in out  # the default the page describes
 
 

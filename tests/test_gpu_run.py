@@ -85,7 +85,10 @@ def test_provenance_reads_the_gpu_driver_toolkit_cudnn_and_packages(gpu_box, tmp
     assert p["packages"]["torch"] == md.version("torch")
     assert p["packages"]["nvidia-cudnn-cu12"] == md.version("nvidia-cudnn-cu12")
     assert "tensorflow_built_with_cudnn" in p  # asked of TensorFlow itself, in a child process
-    assert "torch_cudnn" not in p  # this PyTorch has no cuDNN: nothing is made up
+    import torch  # what PyTorch itself says, or nothing when it has no cuDNN: nothing made up
+    assert p.get("torch_cuda") == torch.version.cuda
+    assert p.get("torch_cudnn") == (torch.backends.cudnn.version()
+                                    if torch.backends.cudnn.is_available() else None)
     for key in ("python", "platform", "cpu_model", "cpu_cores", "date"):
         assert p[key], key
 

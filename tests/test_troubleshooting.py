@@ -70,9 +70,9 @@ IN_TENSORFLOW_CC = {"export-tflite": "is neither a custom op nor a flex op"}
 IN_TF2ONNX = {"export-onnx": ("tf2onnx.tfonnx", "Tensorflow op [%s: %s] is not supported")}
 # Messages no installed library contains: the page must cite an issue for each.
 CITED = {"dnn-not-found": "tensorflow", "fail-to-find": "tensorflow"}
-# Messages only CUDA builds of PyTorch contain: the part to look for, and the source file the
-# page cites. They must be absent from the CPU build installed here (a CUDA build there flips
-# the test: then show a GPU record instead of the mark).
+# Messages PyTorch prints only on a GPU, from its CUDA code: the part to look for, and the source
+# file the page cites. The PyTorch installed here is the CUDA build (torch==2.14.1 from PyPI), so
+# the text must be in its CUDA library; with no GPU to print them, the page marks them.
 PYTORCH_CUDA_ONLY = {
     "pytorch-contiguous": ("RNN module weights are not part of single contiguous chunk of memory",
                            "aten/src/ATen/native/cudnn/RNN.cpp"),
@@ -87,8 +87,8 @@ PYTORCH_OLD_ONLY = {
 }
 OLD_ONLY_MARK = {"md": "Older PyTorch only; not in the PyTorch this site runs",
                  "es.md": "Solo PyTorch antiguo; no está en el PyTorch que usa este sitio"}
-CUDA_ONLY_MARK = {"md": "Only CUDA builds of PyTorch print this; not reproduced here",
-                  "es.md": "Solo las compilaciones de PyTorch con CUDA imprimen esto; no se reproduce aquí"}
+CUDA_ONLY_MARK = {"md": "PyTorch prints this only on a GPU; not reproduced here",
+                  "es.md": "PyTorch solo imprime esto en una GPU; no se reproduce aquí"}
 # Messages the installed PyTorch produces on a CPU (reproduced by snippets/troubleshooting/pytorch_cpu.py).
 IN_TORCH = {"pytorch-enforce-sorted"}
 
@@ -204,12 +204,13 @@ def torch_files() -> list[Path]:
 
 
 @pytest.mark.parametrize("name", sorted(PYTORCH_CUDA_ONLY))
-def test_cuda_only_pytorch_messages_are_absent_here_cited_and_marked(name, torch_files):
+def test_cuda_only_pytorch_messages_are_in_the_cuda_library_cited_and_marked(name, torch_files):
     import torch
-    assert not torch.version.cuda, "a CUDA build of PyTorch: show its GPU record instead"
+    assert torch.version.cuda, "a CPU-only PyTorch: requirements.txt pins the CUDA build"
     key, source = PYTORCH_CUDA_ONLY[name]
     assert key in messages()[name]
-    assert not any(in_binary(p, key) for p in torch_files), (name, key)
+    cuda_lib = next(p for p in torch_files if p.name == "libtorch_cuda.so")
+    assert in_binary(cuda_lib, key), (name, key)
     link = f"https://github.com/pytorch/pytorch/blob/v{torch.__version__.split('+')[0]}/{source}"
     for suffix, mark in CUDA_ONLY_MARK.items():
         page = PAGE.with_suffix("." + suffix)
@@ -259,3 +260,28 @@ def test_old_pytorch_messages_are_absent_here_cited_and_marked(name, torch_files
         assert len(sections) == 1, (page.name, name)
         assert mark in sections[0] and f"({change})" in sections[0], (page.name, name)
         assert CUDA_ONLY_MARK[suffix] not in sections[0]
+
+
+def test_one_cudnn_names_the_wheel_whose_files_are_installed():
+    """Both cuDNN wheels are installed and write the same files; the page names the one whose
+    files are on disk (their sha256 against each wheel's RECORD) and the PyTorch wheel's own pin."""
+    import base64
+    import hashlib
+    import importlib.metadata as md
+
+    dists = {n: md.distribution(n) for n in ("nvidia-cudnn-cu12", "nvidia-cudnn-cu13")}
+    header = "nvidia/cudnn/include/cudnn_version.h"
+    records = {n: next(f for f in d.files if str(f) == header) for n, d in dists.items()}
+    assert records["nvidia-cudnn-cu12"].hash.value != records["nvidia-cudnn-cu13"].hash.value
+    on_disk = base64.urlsafe_b64encode(hashlib.sha256(
+        records["nvidia-cudnn-cu12"].locate().read_bytes()).digest()).rstrip(b"=").decode()
+    owner = next(n for n, f in records.items() if f.hash.value == on_disk)
+    owner_minor = ".".join(dists[owner].version.split(".")[:2])
+    pin = next(r for r in md.requires("torch") if r.startswith("nvidia-cudnn"))
+    name, wanted = re.match(r"(nvidia-cudnn-cu\d+)==([\d.]+)", pin).groups()
+    torch_minor = ".".join(wanted.split(".")[:2])
+    for suffix in ("md", "es.md"):
+        text = " ".join(PAGE.with_suffix("." + suffix).read_text().split())
+        assert f"`{owner}` {owner_minor}" in text and f"cuDNN {owner_minor}" in text, suffix
+        assert f"`{name}` ({'exactly' if suffix == 'md' else 'exactamente'} {wanted})" in text
+        assert torch_minor in text and "troubleshooting/cudnn_wheels.py" in text
