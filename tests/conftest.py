@@ -17,6 +17,15 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
+# A test process may load TensorFlow and later PyTorch's compiler (the profiler and
+# torch.compile import it). TensorFlow 2.20 and newer load their LLVM into the global symbol
+# table, and a later `import triton` (PyTorch 2.14.1's compiler) then crashes the process
+# (tensorflow/tensorflow#124205). Loading triton first avoids it.
+try:
+    import triton  # noqa: F401
+except ImportError:
+    pass
+
 HOOK = REPO / "pipeline" / "mkdocs_hook.py"
 # "gw0", "gw1", ... in a pytest-xdist worker; empty in a plain pytest process.
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
