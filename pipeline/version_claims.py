@@ -159,7 +159,8 @@ def since(runs: list[Run], backend: str, case: str, outcome: str, where: str = "
     return _short(chosen, holds, first), chosen[first:]
 
 
-def releases(runs: list[Run], backend: str, case: str, outcome: str, where: str = "") -> tuple[str, list[Run]]:
+def releases(runs: list[Run], backend: str, case: str, outcome: str, where: str = "",
+             lang: str = "en") -> tuple[str, list[Run]]:
     """The releases run that give `outcome`, as ranges: "3.4 to 3.8"."""
     claim = f"<!-- releases: {backend} {case} {outcome} -->"
     chosen = _check(claim, backend, case, outcome, runs, where)
@@ -173,8 +174,9 @@ def releases(runs: list[Run], backend: str, case: str, outcome: str, where: str 
         elif not h and start is not None:
             spans.append((start, i - 1))
             start = None
+    to = WORDS[lang]["to"]
     text = ", ".join(_short(chosen, holds, a) if a == b
-                     else f"{_short(chosen, holds, a)} to {_short(chosen, holds, b)}"
+                     else f"{_short(chosen, holds, a)} {to} {_short(chosen, holds, b)}"
                      for a, b in spans)
     return text, [r for r, h in zip(chosen, holds) if h]
 
@@ -191,7 +193,10 @@ WORDS = {
            "jax": "JAX", "torch": "PyTorch", "tf-keras": "tf-keras (Keras 2)", "case": "layer",
            "run_list": "Releases run", "on": "on", "pretended": "each with a GPU pretended",
            "torch_case": "what was asked", "to": "to", "runs_all": "every release run",
-           "no_setting": "no such setting"},
+           "no_setting": "no such setting", "runs_cpu": "runs on the CPU",
+           "cpu_build": "none (a CPU build)",
+           "torch_same": "Every row is the same in each release run.",
+           "torch_differ": "What differs between the releases run: {rows}. The rest is the same."},
     "es": {"cudnn": "cuDNN", "fused": "una sola llamada cuDNN fusionada", "generic": "genérico",
            "no_argument": "argumento inexistente", "error": "error",
            "dropped": "descarta entradas", "body_fails": "falla también en la CPU; luego genérico",
@@ -205,7 +210,11 @@ WORDS = {
            "tf-keras": "tf-keras (Keras 2)", "case": "capa", "run_list": "Versiones ejecutadas",
            "on": "con", "pretended": "cada una con una GPU simulada",
            "torch_case": "qué se preguntó", "to": "a", "runs_all": "todas las versiones ejecutadas",
-           "no_setting": "no existe ese ajuste"},
+           "no_setting": "no existe ese ajuste", "runs_cpu": "funciona en la CPU",
+           "cpu_build": "ninguno (una compilación para CPU)",
+           "torch_same": "Cada fila es igual en todas las versiones ejecutadas.",
+           "torch_differ": "Qué difiere entre las versiones ejecutadas: {rows}. El resto es "
+                           "igual."},
 }
 # The cases' labels in Spanish (the English ones come from the records).
 LABELS_ES = {
@@ -225,7 +234,10 @@ LABELS_ES = {
     "gru_cudnn_body": "GRU(4): la función cuDNN de Keras, ejecutada",
 }
 TORCH_LABELS = {
-    "en": {"allow_rnn_default": "`torch._dynamo.config.allow_rnn`, by default",
+    "en": {"cuda_build": "built for CUDA (`torch.version.cuda`)",
+           "cudnn_version": "cuDNN it loads (`torch.backends.cudnn.version()`)",
+           "flatten_for_cudnn": "can flatten RNN weights for cuDNN",
+           "allow_rnn_default": "`torch._dynamo.config.allow_rnn`, by default",
            "compile_default": "`torch.compile`: the graphs its compiler gets",
            "compile_fullgraph": "`torch.compile(fullgraph=True)`",
            "compile_allow_rnn": "`torch.compile` with `allow_rnn=True`: the graphs",
@@ -234,7 +246,10 @@ TORCH_LABELS = {
            "dtype_float16": "`nn.LSTM` in float16 on the CPU",
            "dtype_bfloat16": "`nn.LSTM` in bfloat16 on the CPU",
            "dtype_float64": "`nn.LSTM` in float64 on the CPU"},
-    "es": {"allow_rnn_default": "`torch._dynamo.config.allow_rnn`, por defecto",
+    "es": {"cuda_build": "compilado para CUDA (`torch.version.cuda`)",
+           "cudnn_version": "cuDNN que carga (`torch.backends.cudnn.version()`)",
+           "flatten_for_cudnn": "puede aplanar los pesos de una RNN para cuDNN",
+           "allow_rnn_default": "`torch._dynamo.config.allow_rnn`, por defecto",
            "compile_default": "`torch.compile`: los grafos que recibe su compilador",
            "compile_fullgraph": "`torch.compile(fullgraph=True)`",
            "compile_allow_rnn": "`torch.compile` con `allow_rnn=True`: los grafos",
@@ -266,7 +281,7 @@ def _answer(result: dict, w: dict, body: dict | None = None) -> str:
 
 
 def _cell(runs: list[Run], case: str, w: dict) -> str:
-    """The releases run, grouped by answer: "generic 3.0.0 to 3.1.1 · cuDNN 3.2.1 to 3.15.1"."""
+    """The releases run, grouped by answer: "generic: 3.0.0–3.1.1<br>cuDNN: 3.2.1–3.15.1"."""
     have = [r for r in runs if case in r.cases]
     if not have:
         return "—"
@@ -279,10 +294,16 @@ def _cell(runs: list[Run], case: str, w: dict) -> str:
             groups.append((answer, [r]))
     parts = []
     for answer, rs in groups:
-        span = rs[0].version if len(rs) == 1 else f'{rs[0].version} {w["to"]} {rs[-1].version}'
+        span = rs[0].version if len(rs) == 1 else f"{rs[0].version}–{rs[-1].version}"
         mark = "*" if any(r.stale for r in rs) else ""
-        parts.append(f"{html.escape(answer)}: {span}{mark}")
-    return " · ".join(parts)
+        parts.append(f'{html.escape(answer)}: <span class="releases">{span}{mark}</span>')
+    return "<br>".join(parts)  # one answer a line: the cell stays narrow on a phone
+
+
+def _code_label(text: str) -> str:
+    """"LSTM(4), right-padded mask" -> "`LSTM(4)`, right-padded mask": the code as code."""
+    m = re.match(r"(.*?\))([,:]) (.*)$", text)
+    return f"`{m.group(1)}`{m.group(2)} {html.escape(m.group(3), quote=False)}" if m else f"`{text}`"
 
 
 def table(runs: list[Run], lang: str) -> str:
@@ -301,8 +322,8 @@ def table(runs: list[Run], lang: str) -> str:
     lines = [f'| {w["case"]} | ' + " | ".join(w[b] for b in columns) + " |",
              "|---|" + "---|" * len(columns)]
     for c in cases:
-        lines.append(f"| `{label(c)}` | " + " | ".join(_cell(by_col[b], c, w) for b in columns)
-                     + " |")
+        lines.append(f"| {_code_label(label(c))} | "
+                     + " | ".join(_cell(by_col[b], c, w) for b in columns) + " |")
     lines.append("")
     for b in columns:
         rs = by_col[b]
@@ -324,6 +345,10 @@ def _torch_value(value, w: dict) -> str:
             or "[]"
     if value == "no such setting":
         return w["no_setting"]
+    if value == "runs on the CPU":
+        return w["runs_cpu"]
+    if value == "none (a CPU build)":
+        return w["cpu_build"]
     return html.escape(str(value)).replace("|", "\\|")
 
 
@@ -333,14 +358,18 @@ def torch_table(runs: list[Run], lang: str) -> str:
     if not chosen:
         raise ClaimError("<!-- torch-versions-table -->: no PyTorch release on record "
                          "(`make versions`)")
-    keys = list(dict.fromkeys(k for r in chosen for k in r.cases))
     labels = TORCH_LABELS[lang]
+    found = {k for r in chosen for k in r.cases}
+    keys = [k for k in labels if k in found] + sorted(found - set(labels))
     lines = [f'| {w["torch_case"]} | ' + " | ".join(
         f"PyTorch {r.version}" + ("*" if r.stale else "") for r in chosen) + " |",
         "|---|" + "---|" * len(chosen)]
     for k in keys:
         lines.append(f"| {labels.get(k, k)} | " + " | ".join(
             _torch_value(r.cases.get(k, "—"), w) for r in chosen) + " |")
+    same = [labels.get(k, k) for k in keys if len({json.dumps(r.cases.get(k)) for r in chosen}) == 1]
+    differ = [labels.get(k, k) for k in keys if labels.get(k, k) not in same]
+    lines += ["", w["torch_differ"].format(rows="; ".join(differ)) if differ else w["torch_same"]]
     if any(r.stale for r in chosen):
         lines += ["", f'\\* {w["older"]}.']
     return "\n".join(lines)
@@ -369,7 +398,8 @@ def render(markdown: str, runs: list[Run], lang: str, where: str) -> str:
 
     def claim(m: re.Match) -> str:
         kind, backend, case, outcome = m.groups()
-        text, behind = (since if kind == "since" else releases)(runs, backend, case, outcome, where)
+        text, behind = since(runs, backend, case, outcome, where) if kind == "since" \
+            else releases(runs, backend, case, outcome, where, lang)
         return text + ("*" if any(r.stale for r in behind) else "")
 
     def run_range(m: re.Match) -> str:

@@ -59,6 +59,10 @@ lstm.flatten_parameters()
 data = {
     "torch": torch.__version__,
     "cases": {
+        "cuda_build": torch.version.cuda or "none (a CPU build)",
+        "cudnn_version": torch.backends.cudnn.version() if torch.backends.cudnn.is_available()
+        else "none",
+        "flatten_for_cudnn": torch._use_cudnn_rnn_flatten_weight(),
         "allow_rnn_default": getattr(dynamo.config, "allow_rnn", "no such setting"),
         "compile_default": compiled_graphs(model, x, allow_rnn=False),
         "compile_fullgraph": compiled_graphs(model, x, allow_rnn=False, fullgraph=True),
