@@ -97,6 +97,40 @@ def test_the_checker_knows_the_dropout_rule_of_each_release(runs):
         assert bool(result["calls"]) == ("dropout" not in result["checker"]), run.version
 
 
+def test_the_checkers_version_messages_name_the_releases_on_record(runs, monkeypatch):
+    """Each release the checker names in a version-dependent message is the one the records
+    show the change in (the thresholds themselves are judged release by release above)."""
+    import sys
+    from types import SimpleNamespace
+    monkeypatch.syspath_prepend(str(SNIPPETS))
+    import cudnn_check
+
+    def found(version, backend, kind="lstm", dropout=0.0):
+        layer = SimpleNamespace(cell=SimpleNamespace(dropout=dropout, recurrent_dropout=0.0),
+                                use_cudnn="auto", unroll=False)
+        return {f.criterion: f for f in cudnn_check._keras3_findings(layer, kind, version, backend)}
+
+    def since(*claim):
+        return vc.since(runs, *claim)[0]
+
+    dropout = found((3, 3), "jax", dropout=0.5)["dropout"]  # reported before the backend's gate
+    assert f"(fixed in {since('tensorflow', 'lstm_dropout_training', 'cudnn')})" in dropout.message
+    assert f"Keras >= {since('tensorflow', 'lstm_dropout_inference', 'kept')}," in dropout.fix
+    jax = found((3, 13), "jax")["backend_version"]
+    assert f"before Keras {since('jax', 'lstm', 'cudnn')}." in jax.message
+    assert f"Keras >= {since('jax', 'lstm', 'cudnn')} " in jax.fix
+    for version in ((3, 9), (3, 13), (3, 14)):
+        torch_lstm = found(version, "torch")["backend_version"]
+        assert torch_lstm.fix == f"Upgrade to Keras >= {since('torch', 'lstm', 'cudnn')}."
+    torch_gru = found((3, 13), "torch", "gru")["backend_version"]
+    assert vc._key(torch_gru.fix.split(">= ")[1]) >= vc._key(since("torch", "gru", "cudnn"))
+    # Keras 3.0 and 3.1 on TensorFlow: the mask message (check_mask reads Keras's version).
+    monkeypatch.setitem(sys.modules, "keras", SimpleNamespace(__version__="3.1.1"))
+    [mask] = cudnn_check.check_mask([[True, True, False]], backend="tensorflow")
+    masks_from = since("tensorflow", "lstm_mask_right", "cudnn")
+    assert f"from Keras {masks_from}." in mask.message and f"Keras >= {masks_from} " in mask.fix
+
+
 # --- the claims, on made-up runs (the logic, independent of what is on record) ------------------
 
 def _run(version, cases, backend="tensorflow", stale=False):
