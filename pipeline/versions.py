@@ -29,7 +29,6 @@ it end to end.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -46,6 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import machine, records, runner
+from .gpu_run import Parser  # one clear line and exit 2 on a bad argument
 from .files import write_atomic
 
 RESULTS_DIR = records.MATRIX_DIR  # results/versions/
@@ -326,12 +326,6 @@ def summary_lines(cells: list[Cell], done: dict[str, dict], current: set[str], w
                                subsequent_indent="    ")[:3]
     lines.append(f"records: {where}/ (commit them with `git add {where}`)")
     return lines
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one clear line, exit 2
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        sys.exit(2)
 
 
 def main(argv: list[str] | None = None) -> int:
