@@ -4,7 +4,7 @@ mkdocs-static-i18n writes a single search index holding every language, and Mate
 download and parse the whole of it (850 KB, about two thirds of a page's weight) to search one
 language. This hook writes, after the build, one file per built language holding that language's
 documents (a document belongs to the language whose folder prefix is the longest match of its
-location: "es/..." is Spanish, anything else English); overrides/assets/search-index.js makes a
+location: "es/..." is Spanish, anything else English); overrides/assets/search.js makes a
 page ask for its language's file, and only when the reader goes to search.
 """
 from __future__ import annotations
