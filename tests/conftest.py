@@ -147,3 +147,7 @@ def _site_first_under_xdist(request):
     the outputs the pages show are the ones `make build` reuses from the cache afterwards."""
     if XDIST_WORKER:
         request.getfixturevalue("site")
+
+
+# The browser tests' fixtures (tests/chromium.py), defined once for every module that uses them.
+from chromium import browser, open_tab, server, site_root  # noqa: E402,F401

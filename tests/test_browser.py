@@ -15,12 +15,9 @@ For a quicker loop while editing overrides/, BROWSER_TEST_SITE=site reuses a bui
 from __future__ import annotations
 
 import functools
-import http.server
 import io
-import os
 import re
 import textwrap
-import threading
 import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -32,8 +29,8 @@ import yaml
 from PIL import Image
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from playwright.sync_api import sync_playwright
 
+from chromium import Tab, report  # the fixtures (browser, server, open_tab): conftest.py
 from conftest import REPO
 from pipeline.notebook_html import jupyter_css
 
@@ -41,14 +38,6 @@ DOCS = REPO / "docs"
 SNIPPETS = REPO / "snippets"
 ARTIFACTS = REPO / "test-artifacts"
 
-CHROME = os.environ.get("CHROME_PATH") or "/usr/bin/chromium"
-CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               # without these Chromium calls Google's servers, and this machine's network refuses
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-NO_BROWSER = (f"no usable browser at {CHROME}: install chromium (apt-get install chromium) "
-              "or set CHROME_PATH to a Chrome/Chromium executable")
-
-DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 812}
 LANGS = ("en", "es")
 SEARCH_TERMS = ("cuDNN", "recurrent_dropout")
@@ -141,142 +130,6 @@ def snippet_text(ref: str) -> str:
         body = [line for line in lines[start + 1:end] if not SECTION_MARKER.search(line)]
         return textwrap.dedent("\n".join(body)).rstrip()
     return "\n".join(line for line in lines if not SECTION_MARKER.search(line)).rstrip()
-
-
-# --- browser, server, pages ------------------------------------------------------------------
-
-@pytest.fixture(scope="session")
-def browser():
-    """One Chromium for the session, or the reason there is none (each test then fails with it)."""
-    if not (os.path.isfile(CHROME) and os.access(CHROME, os.X_OK)):
-        yield NO_BROWSER
-        return
-    with sync_playwright() as playwright:
-        try:
-            chromium = playwright.chromium.launch(executable_path=CHROME, headless=True,
-                                                  args=CHROME_ARGS, timeout=60_000)
-        except PlaywrightError as e:
-            yield f"{NO_BROWSER} ({str(e).strip().splitlines()[0]})"
-            return
-        yield chromium
-        chromium.close()
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        pass  # the browser closing a connection early is not a test failure
-
-
-@pytest.fixture(scope="session")
-def site_root(request) -> Path:
-    """The built site: the `site` fixture's build, or BROWSER_TEST_SITE (a folder) when set."""
-    given = os.environ.get("BROWSER_TEST_SITE")
-    root = (REPO / given).resolve() if given else request.getfixturevalue("site")
-    assert (root / "index.html").is_file(), f"no built site in {root}"
-    return root
-
-
-@pytest.fixture(scope="session")
-def server(site_root) -> str:
-    """The built site over HTTP on 127.0.0.1 (a free port), from a background thread."""
-    httpd = _Server(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site_root)))
-    thread = threading.Thread(target=httpd.serve_forever, name="site-server", daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(5)
-
-
-class Tab:
-    """A page in its own browser context, with everything it asked for and complained about."""
-
-    def __init__(self, context, origin: str):
-        self.context, self.origin = context, origin
-        self.page = context.new_page()
-        self.requests: list[str] = []
-        self.problems: list[str] = []
-        self.page.on("request", self._request)
-        self.page.on("requestfailed", lambda r: self.problems.append(
-            f"request failed: {r.method} {r.url} ({r.failure})"))
-        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(
-            f"HTTP {r.status}: {r.request.method} {r.url}"))
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda e: self.problems.append(f"uncaught error: {e}"))
-
-    def _request(self, request):
-        self.requests.append(request.url)
-        if not (request.url.startswith(self.origin + "/") or request.url.startswith(("data:", "blob:"))):
-            self.problems.append(f"request to another host: {request.method} {request.url}")
-
-    def _console(self, message):
-        if message.type == "error":
-            where = message.location or {}
-            self.problems.append(f"console error: {message.text} "
-                                 f"(at {where.get('url', '?')}:{where.get('lineNumber', '?')})")
-
-    def other_hosts(self) -> list[str]:
-        return [p for p in self.problems if p.startswith("request to another host")]
-
-    def goto(self, path: str, wait: str = "load"):
-        response = self.page.goto(self.origin + path, wait_until=wait)
-        assert response is not None and response.ok, \
-            f"{path}: HTTP {response.status if response else 'no response'}"
-        return response
-
-    def settle(self):
-        """Wait for what loads after `load`: network quiet, fonts ready. (Diagrams and math are
-        drawn at build time: nothing renders them in the page.)"""
-        self.page.wait_for_load_state("networkidle")
-        self.page.evaluate("document.fonts.ready.then(() => true)")
-
-    def lay_out_everything(self):
-        """Lay out the blocks the site draws only near the screen (site.css: content-visibility),
-        so that innerText reads what a reader sees as they scroll: Chrome gives "" for a block
-        not yet drawn."""
-        self.page.add_style_tag(content="* { content-visibility: visible !important; }")
-
-    def palette(self, scheme: str):
-        """Switch Material's palette ("default" or "slate") with its own toggle."""
-        if self.page.evaluate("document.body.getAttribute('data-md-color-scheme')") != scheme:
-            self.page.locator("form[data-md-component=palette] label:not([hidden])").click()
-            self.page.wait_for_function(
-                f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'", timeout=5_000)
-
-
-@pytest.fixture
-def open_tab(browser, request):
-    """open_tab(path, viewport=..., clipboard=False) -> Tab: a new context, the page loaded."""
-    contexts = []
-
-    def open_(path: str, *, viewport=DESKTOP, clipboard=False, wait="load", **options) -> Tab:
-        if isinstance(browser, str):
-            pytest.fail(browser, pytrace=False)
-        origin = request.getfixturevalue("server")
-        context = browser.new_context(viewport=viewport, color_scheme="light", locale="en-US",
-                                      service_workers="block", **options)
-        contexts.append(context)
-        context.set_default_timeout(15_000)
-        if clipboard:
-            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
-        tab = Tab(context, origin)
-        tab.goto(path, wait)
-        return tab
-
-    yield open_
-    for context in contexts:
-        context.close()
-
-
-def report(path: str, problems: list[str]) -> str:
-    return f"{path}:\n  " + "\n  ".join(problems)
 
 
 # --- the tests -------------------------------------------------------------------------------
@@ -416,7 +269,9 @@ def test_search_finds_pages_in_the_language_being_read(open_tab, lang, term):
     assert not wrong, f"{home}: searching {term!r} lists pages in another language: {wrong}"
     target = results.first.get_attribute("href")
     results.first.click()
-    page.wait_for_function("target => location.href === target", arg=target)
+    # the page takes the terms (`?h=`) out of its address as it opens (assets/search.js)
+    page.wait_for_function("""target => { const want = new URL(target);
+        want.searchParams.delete("h"); return location.href === want.href; }""", arg=target)
     page.wait_for_load_state("domcontentloaded")
     tab.lay_out_everything()
     text = page.locator("article").inner_text().lower()
@@ -431,7 +286,7 @@ def index_requests(tab: Tab) -> list[str]:
 @pytest.mark.parametrize("how", ["hover", "tap on a phone", "keyboard shortcut"])
 @pytest.mark.parametrize("lang", LANGS)
 def test_search_index_loads_in_its_language_only_when_the_reader_goes_to_search(open_tab, lang, how):
-    """assets/search-index.js: a page loads no search index; going to search loads this
+    """assets/search.js: a page loads no search index; going to search loads this
     language's index (never the combined one), and search then finds pages."""
     phone = how.startswith("tap")
     home = path_of(lang, "")
@@ -451,17 +306,6 @@ def test_search_index_loads_in_its_language_only_when_the_reader_goes_to_search(
     assert hrefs, f"{home}: 'cuDNN': {why}"
     assert index_requests(tab) == [f"search_index.{lang}.json"], f"{home}: {index_requests(tab)}"
     assert not tab.problems, report(f"{home} search after {how}", tab.problems)
-
-
-@pytest.mark.parametrize("lang", LANGS)
-def test_a_page_opened_from_a_search_result_loads_the_index_to_highlight(open_tab, lang):
-    """A search result links to its page with the terms in `?h=`; Material highlights them with
-    the index's settings, so such a page loads the index at once."""
-    path = path_of(lang, "criteria/") + "?h=cudnn"
-    tab = open_tab(path)
-    tab.page.locator("article mark").first.wait_for(timeout=15_000)
-    assert index_requests(tab) == [f"search_index.{lang}.json"], f"{path}: {index_requests(tab)}"
-    assert not tab.problems, report(path, tab.problems)
 
 
 @pytest.mark.parametrize("lang,url", CHART_PAGES, ids=page_ids(CHART_PAGES))
@@ -825,43 +669,6 @@ def test_the_decision_diagram_has_a_path_per_framework_and_every_box_links_to_it
     tab.page.wait_for_url(re.compile(r"/criteria/#pt-flags$"))
     # leaving the page may abort the search worker's downloads: that is the click, not a fault
     problems += [p for p in tab.problems[before:] if "net::ERR_ABORTED" not in p]
-    assert not problems, report(lang, problems)
-
-
-def _pasted_messages() -> list[tuple[str, str, str]]:
-    """(page url, anchor, message) for every message a page quotes in a heading: what a reader
-    pastes into the search box."""
-    found = []
-    for url in ("warning/", "legacy/", "troubleshooting/"):
-        text = SOURCES[url].read_text(encoding="utf-8")
-        for m in re.finditer(r'^#{1,3} .*?"([^"\n]{12,})"[^\n]*?(?:\{\s*#([\w-]+)\s*\})?\s*$', text, re.M):
-            found.append((url, m.group(2) or "", m.group(1)))
-    return found
-
-
-PASTED = _pasted_messages()
-
-
-def test_the_pasted_messages_are_found():
-    assert len(PASTED) >= 8, PASTED
-
-
-@pytest.mark.parametrize("lang", LANGS)
-def test_site_search_finds_each_message_by_a_pasted_fragment(open_tab, lang):
-    """A reader pastes a piece of the message (its first six words, as copied from a log):
-    the search lists the page that explains it, in the language being read."""
-    tab = open_tab(path_of(lang, ""))
-    problems = []
-    for url, anchor, message in PASTED:
-        fragment = " ".join(message.split()[:6])
-        hrefs, why = search(tab.page, fragment)
-        if not hrefs:
-            problems.append(f"{fragment!r}: {why}")
-            continue
-        want = path_of(lang, url)
-        if not any(h.path == want and (not anchor or h.fragment in ("", anchor)) for h in hrefs):
-            problems.append(f"{fragment!r}: {want}#{anchor} not among {[h.geturl() for h in hrefs][:8]}")
-    problems += tab.problems
     assert not problems, report(lang, problems)
 
 

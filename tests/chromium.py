@@ -1,0 +1,162 @@
+"""Headless Chromium (Debian's, never a downloaded one) on the built site, served on 127.0.0.1:
+the fixtures every browser test module uses (conftest.py registers them once, so that modules
+sharing a pytest-xdist worker share one browser) and the Tab that records what a page asked for
+and complained about."""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import sync_playwright
+
+from conftest import REPO
+
+CHROME = os.environ.get("CHROME_PATH") or "/usr/bin/chromium"
+CHROME_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               # without these Chromium calls Google's servers, and this machine's network refuses
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+NO_BROWSER = (f"no usable browser at {CHROME}: install chromium (apt-get install chromium) "
+              "or set CHROME_PATH to a Chrome/Chromium executable")
+
+DESKTOP = {"width": 1280, "height": 900}
+
+
+# --- browser, server, pages ------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the session, or the reason there is none (each test then fails with it)."""
+    if not (os.path.isfile(CHROME) and os.access(CHROME, os.X_OK)):
+        yield NO_BROWSER
+        return
+    with sync_playwright() as playwright:
+        try:
+            chromium = playwright.chromium.launch(executable_path=CHROME, headless=True,
+                                                  args=CHROME_ARGS, timeout=60_000)
+        except PlaywrightError as e:
+            yield f"{NO_BROWSER} ({str(e).strip().splitlines()[0]})"
+            return
+        yield chromium
+        chromium.close()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass  # the browser closing a connection early is not a test failure
+
+
+@pytest.fixture(scope="session")
+def site_root(request) -> Path:
+    """The built site: the `site` fixture's build, or BROWSER_TEST_SITE (a folder) when set."""
+    given = os.environ.get("BROWSER_TEST_SITE")
+    root = (REPO / given).resolve() if given else request.getfixturevalue("site")
+    assert (root / "index.html").is_file(), f"no built site in {root}"
+    return root
+
+
+@pytest.fixture(scope="session")
+def server(site_root) -> str:
+    """The built site over HTTP on 127.0.0.1 (a free port), from a background thread."""
+    httpd = _Server(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site_root)))
+    thread = threading.Thread(target=httpd.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(5)
+
+
+class Tab:
+    """A page in its own browser context, with everything it asked for and complained about."""
+
+    def __init__(self, context, origin: str):
+        self.context, self.origin = context, origin
+        self.page = context.new_page()
+        self.requests: list[str] = []
+        self.problems: list[str] = []
+        self.page.on("request", self._request)
+        self.page.on("requestfailed", lambda r: self.problems.append(
+            f"request failed: {r.method} {r.url} ({r.failure})"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(
+            f"HTTP {r.status}: {r.request.method} {r.url}"))
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda e: self.problems.append(f"uncaught error: {e}"))
+
+    def _request(self, request):
+        self.requests.append(request.url)
+        if not (request.url.startswith(self.origin + "/") or request.url.startswith(("data:", "blob:"))):
+            self.problems.append(f"request to another host: {request.method} {request.url}")
+
+    def _console(self, message):
+        if message.type == "error":
+            where = message.location or {}
+            self.problems.append(f"console error: {message.text} "
+                                 f"(at {where.get('url', '?')}:{where.get('lineNumber', '?')})")
+
+    def other_hosts(self) -> list[str]:
+        return [p for p in self.problems if p.startswith("request to another host")]
+
+    def goto(self, path: str, wait: str = "load"):
+        response = self.page.goto(self.origin + path, wait_until=wait)
+        assert response is not None and response.ok, \
+            f"{path}: HTTP {response.status if response else 'no response'}"
+        return response
+
+    def settle(self):
+        """Wait for what loads after `load`: network quiet, fonts ready. (Diagrams and math are
+        drawn at build time: nothing renders them in the page.)"""
+        self.page.wait_for_load_state("networkidle")
+        self.page.evaluate("document.fonts.ready.then(() => true)")
+
+    def lay_out_everything(self):
+        """Lay out the blocks the site draws only near the screen (site.css: content-visibility),
+        so that innerText reads what a reader sees as they scroll: Chrome gives "" for a block
+        not yet drawn."""
+        self.page.add_style_tag(content="* { content-visibility: visible !important; }")
+
+    def palette(self, scheme: str):
+        """Switch Material's palette ("default" or "slate") with its own toggle."""
+        if self.page.evaluate("document.body.getAttribute('data-md-color-scheme')") != scheme:
+            self.page.locator("form[data-md-component=palette] label:not([hidden])").click()
+            self.page.wait_for_function(
+                f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'", timeout=5_000)
+
+
+@pytest.fixture
+def open_tab(browser, request):
+    """open_tab(path, viewport=..., clipboard=False) -> Tab: a new context, the page loaded."""
+    contexts = []
+
+    def open_(path: str, *, viewport=DESKTOP, clipboard=False, wait="load", **options) -> Tab:
+        if isinstance(browser, str):
+            pytest.fail(browser, pytrace=False)
+        origin = request.getfixturevalue("server")
+        context = browser.new_context(viewport=viewport, color_scheme="light", locale="en-US",
+                                      service_workers="block", **options)
+        contexts.append(context)
+        context.set_default_timeout(15_000)
+        if clipboard:
+            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+        tab = Tab(context, origin)
+        tab.goto(path, wait)
+        return tab
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+def report(path: str, problems: list[str]) -> str:
+    return f"{path}:\n  " + "\n  ".join(problems)
