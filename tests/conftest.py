@@ -78,8 +78,8 @@ class MiniProject:
 # The test modules that take longest once the site is built (benchmarks/ci_time.py --tests), run
 # first: `make test` hands whole modules to two workers in this order (--no-loadscope-reorder),
 # so that they finish together instead of one worker running test_links.py alone at the end.
-SLOW_FIRST = ["test_browser.py", "test_cudnn_check.py", "test_links.py", "test_cudnn_speedup.py",
-              "test_notebook.py", "test_legacy.py", "test_checker_probe.py"]
+SLOW_FIRST = ["test_browser.py", "test_search.py", "test_cudnn_check.py", "test_links.py",
+              "test_cudnn_speedup.py", "test_notebook.py", "test_legacy.py", "test_checker_probe.py"]
 
 
 def pytest_collection_modifyitems(items):
