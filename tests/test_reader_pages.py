@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
@@ -179,34 +176,6 @@ def test_spanish_pages_draw_their_charts_in_spanish_with_a_data_table(site):
             assert [n[-3:] for n in en_nums] == [n[-3:] for n in es_nums], where
             checked += 1
     assert checked >= 10, checked
-
-
-# --- the C page ----------------------------------------------------------------------------------
-
-
-def test_the_c_page_gives_the_whole_lstm_program_and_a_build_line_that_works(site, tmp_path):
-    source = (REPO / "snippets" / "c" / "lstm_v8.c").read_text(encoding="utf-8")
-    for lang in ("", "es"):
-        page = ((site / lang if lang else site) / "cudnn-c" / "index.html").read_text("utf-8")
-        whole = [d for d in re.findall(r"<details.*?</details>", page, re.S)
-                 if "lstm_v8.c" in d and "#include" in html.unescape(re.sub(r"<[^>]+>", "", d))]
-        assert whole, f"{lang or 'en'}: no collapsed block with the whole lstm_v8.c"
-        shown = html.unescape(re.sub(r"<[^>]+>", "", whole[0]))
-        for line in source.splitlines():  # every line of the program, markers aside
-            if line.strip() and "--8<--" not in line:
-                assert line.strip() in shown, f"{lang or 'en'}: missing {line!r}"
-        assert re.search(r"gcc [^\n]*lstm_v8\.c", html.unescape(re.sub(r"<[^>]+>", "", page)))
-    # The hand-written build line on the page compiles the program, and it runs.
-    script = (REPO / "snippets" / "c" / "build-by-hand.sh").read_text(encoding="utf-8")
-    line = re.search(r"gcc [^\n]*lstm_v8\.c(?:[^\n]*\\\n)*[^\n]*", script).group(0)
-    assert line.rstrip().endswith("-lm"), line
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:/usr/bin:/bin")
-    r = subprocess.run(["sh", str(REPO / "snippets" / "c" / "build-by-hand.sh"), str(tmp_path)],
-                       env=env, capture_output=True, text=True, timeout=180)
-    assert r.returncode == 0, r.stderr
-    out = subprocess.run([str(tmp_path / "lstm_v8"), "--cpu-reference"], capture_output=True,
-                         text=True, timeout=60)
-    assert out.returncode == 0 and '"T":' in out.stdout, out.stderr
 
 
 # --- code a reader can paste ---------------------------------------------------------------------

@@ -1,9 +1,10 @@
-/* Error checking shared by the programs in this folder.
+/* Error checking for programs that call cuDNN and the CUDA runtime.
  *
  * CHECK_CUDNN prints the status name (cudnnGetErrorString) and cuDNN's own explanation
  * (cudnnGetLastErrorString), then exits with 1. CHECK_CUDA does the same for the CUDA runtime.
  * require_gpu() prints one line starting with "needs a GPU:" and exits with 77 when the
- * machine has no usable CUDA device: the site's convention for "needs a GPU".
+ * machine has no usable CUDA device: test harnesses (automake, meson, CTest's
+ * SKIP_RETURN_CODE) can count 77 as "skipped" rather than "failed".
  */
 #ifndef CUDNN_CHECK_H
 #define CUDNN_CHECK_H

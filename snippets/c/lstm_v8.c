@@ -1,14 +1,15 @@
+// snippet: timeout=120 needs=gpu
+// --8<-- [start:file]
 /* One LSTM layer, inference forward, with cuDNN's v8 RNN API (the RNN API of cuDNN 9), checked
  * against a plain C reference that uses the same weights.
  *
- *   make && ./build/lstm_v8                   # needs a CUDA GPU; exits 77 without one
- *   ./build/lstm_v8 --cpu-reference           # prints inputs, weights and the CPU result (JSON)
+ *   ./lstm_v8                   # needs a CUDA GPU; says so and exits with 77 without one
+ *   ./lstm_v8 --cpu-reference   # prints inputs, weights and the CPU result (JSON)
  *
  * Gate order is cuDNN's: linLayerID 0-3 = input weights W for gates i, f, g (cell), o;
  * 4-7 = recurrent weights R for the same gates; with CUDNN_RNN_DOUBLE_BIAS each has a bias.
- * PyTorch's nn.LSTM uses the same order, which the site's tests use to check the reference.
+ * PyTorch's nn.LSTM uses the same order.
  */
-// snippet: timeout=120 needs=gpu
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -143,13 +144,18 @@ int main(int argc, char **argv)
     cudnnHandle_t handle;
     CHECK_CUDNN(cudnnCreate(&handle));
 
-    /* One unidirectional LSTM layer, float data and math, no dropout, no projection. */
+    /* No dropout: an empty dropout descriptor, as PyTorch makes one. */
+    cudnnDropoutDescriptor_t dropout;
+    CHECK_CUDNN(cudnnCreateDropoutDescriptor(&dropout));
+    CHECK_CUDNN(cudnnSetDropoutDescriptor(dropout, handle, 0.0f, NULL, 0, 0));
+
+    /* One unidirectional LSTM layer, float data and math, no projection. */
     cudnnRNNDescriptor_t rnn;
     CHECK_CUDNN(cudnnCreateRNNDescriptor(&rnn));
     CHECK_CUDNN(cudnnSetRNNDescriptor_v8(rnn, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM,
                                          CUDNN_RNN_DOUBLE_BIAS, CUDNN_UNIDIRECTIONAL,
                                          CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
-                                         CUDNN_DEFAULT_MATH, IN, H, H, 1, NULL,
+                                         CUDNN_DEFAULT_MATH, IN, H, H, 1, dropout,
                                          CUDNN_RNN_PADDED_IO_DISABLED));
 
     /* x and y: sequence-major [T][B][vector]; every sequence has length T. */
@@ -224,7 +230,7 @@ int main(int argc, char **argv)
     lstm_reference(yRef, hRef, cRef);
 
     /* TF32 may be used for float math on recent GPUs; 2e-3 allows for it. A wrong gate order
-     * or layout gives differences above 0.05 (the site's tests check this on the CPU). */
+     * or layout gives differences above 0.05. */
     const float tol = 2e-3f;
     float dy = max_abs_diff(&y[0][0][0], &yRef[0][0][0], T * B * H);
     float dh = max_abs_diff(&hT[0][0], &hRef[0][0], B * H);
@@ -250,6 +256,8 @@ int main(int argc, char **argv)
     cudnnDestroyRNNDataDescriptor(xDesc);
     cudnnDestroyRNNDataDescriptor(yDesc);
     cudnnDestroyRNNDescriptor(rnn);
+    cudnnDestroyDropoutDescriptor(dropout);
     CHECK_CUDNN(cudnnDestroy(handle));
     return 0;
 }
+// --8<-- [end:file]

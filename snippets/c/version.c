@@ -1,9 +1,8 @@
+// snippet: timeout=120
+// --8<-- [start:file]
 /* Which cuDNN and CUDA runtime this program was built against and runs with, then cudnnCreate.
  * Runs with or without a GPU: without one, cudnnCreate fails and the program says why.
- *
- *   make && ./build/version
  */
-// snippet: timeout=120
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,3 +52,4 @@ int main(void)
     return 0;
 }
 // --8<-- [end:show]
+// --8<-- [end:file]
