@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import importlib
+import inspect
 import json
 import os
 import sys
@@ -288,7 +290,10 @@ def check_layer(layer, path: str = "") -> list[Finding]:
     path = path or getattr(layer, "name", "")
     kind = _kind(layer)
     if kind is None:  # a wrapper (Bidirectional, TimeDistributed) or a model: its RNN layers
-        return [f for sub_path, sub in rnn_layers(layer, path) for f in check_layer(sub, sub_path)]
+        found = [(p, sub, check_layer(sub, p)) for p, sub in rnn_layers(layer, path)]
+        if found and not found[0][2] and _fused_bidirectional(layer):
+            return []  # one fused cuDNN call runs both directions, whatever the backward's unroll
+        return [f for *_, fs in found for f in fs]
     if kind == "rnn":
         cells = ", ".join(type(c).__name__ for c in _rnn_cells(layer.cell))
         return [Finding("generic_rnn", f"{type(layer).__name__}({cells}) never uses cuDNN: only "
@@ -306,6 +311,27 @@ def check_layer(layer, path: str = "") -> list[Finding]:
     for f in found:
         f.layer = path
     return list(found)
+
+
+def _fused_bidirectional(layer) -> bool:
+    """Does this Bidirectional run both directions in one fused call? Keras >= 3.15 does so on
+    JAX (LSTM) and PyTorch (LSTM, GRU) when its own test passes (_can_attempt_fused_lstm/_gru:
+    no mask, the same activations, no dropout, ...); the call is then decided by the forward
+    layer's arguments, so it reaches cuDNN exactly when the forward layer alone would."""
+    fwd, bwd = getattr(layer, "forward_layer", None), getattr(layer, "backward_layer", None)
+    kind = _kind(fwd) if fwd is not None else None
+    test = getattr(layer, f"_can_attempt_fused_{kind}", None)
+    if test is None or _kind(bwd) != kind:
+        return False
+    flavour, _, backend = _flavour(layer)
+    if flavour != "keras3" or backend not in ("jax", "torch"):  # TensorFlow: no fused call
+        return False
+    built = fwd.built, bwd.built
+    try:  # Keras builds both directions before it calls the test; ask it as it will be asked
+        fwd.built = bwd.built = True
+        return bool(test(None))
+    finally:
+        fwd.built, bwd.built = built
 
 
 def _children(layer):
@@ -336,6 +362,19 @@ def rnn_layers(model, path: str | None = None, _seen: set | None = None):
             found.append((child_path, child))  # its cell belongs to it: do not look inside
         else:
             found.extend(rnn_layers(child, child_path, seen))
+    return found
+
+
+def _bidirectionals(model, _seen: set | None = None) -> list:
+    """Every Bidirectional wrapper in the model (the model itself included), as Keras tracks
+    them."""
+    seen = set() if _seen is None else _seen
+    found = [model] if _kind(model) is None and len(_children(model)) == 2 and \
+        getattr(model, "forward_layer", None) is not None else []
+    for child in _children(model):
+        if id(child) not in seen and _kind(child) is None:
+            seen.add(id(child))
+            found.extend(_bidirectionals(child, seen))
     return found
 
 
@@ -529,6 +568,11 @@ class _Probe:
         self.records: dict[int, _Record] = {}
         self.stack: list = []  # the RNN layers (or fused Bidirectional layers) being called
         self.undo: list = []
+        self.hits = 0  # calls of the cuDNN function, counted or not
+        # > 0 while Keras makes calls the reader did not: building the model on symbolic inputs,
+        # or retrying each direction after a fused Bidirectional call the recorder failed.
+        self.mute = 0
+        self.fused: list[list] = []  # one per Bidirectional.call running: [True] once muted
 
     def record(self, layer) -> _Record:
         return self.records.setdefault(id(layer), _Record(layer))
@@ -551,9 +595,11 @@ class _Probe:
             return
         original, probe = cls.__dict__[name], self
 
+        @functools.wraps(original)
         def wrapper(layer, *args, **kwargs):
             rec = probe.record(layer)
-            if not probe.stack or probe.stack[-1] is not layer:  # RNN.inner_loop inside LSTM's
+            # RNN.inner_loop inside LSTM's is the same call; a muted call is not the reader's.
+            if not probe.mute and (not probe.stack or probe.stack[-1] is not layer):
                 rec.calls += 1
                 mask = args[masked_arg] if masked_arg is not None and len(args) > masked_arg \
                     else kwargs.get("mask")
@@ -561,23 +607,78 @@ class _Probe:
                     mask = mask[0] if mask else None
                 if mask is not None:
                     rec.masked_calls += 1
-                    rec.call_masks.append(_to_numpy(mask))
+                    mask = _to_numpy(mask)
+                    if mask is not None:
+                        rec.call_masks.append(mask)
             probe.stack.append(layer)
-            before = rec.cudnn
+            before = probe.hits
             try:
                 return original(layer, *args, **kwargs)
             except ValueError as exc:
-                if generic is None or rec.cudnn == before or "use_cudnn=True" not in str(exc):
+                if generic is None or probe.hits == before or "use_cudnn=True" not in str(exc):
                     raise
                 return generic(layer, *args, **kwargs)
             finally:
                 probe.stack.pop()
+        # Keras reads a layer's call signature (TimeDistributed passes a mask only to a layer
+        # whose call takes one): the recorder keeps the original's.
+        wrapper.__signature__ = inspect.signature(original)
         self.patch(cls, name, wrapper)
+
+    def wrap_fused(self, cls):
+        """Keras >= 3.15 on JAX and PyTorch runs a Bidirectional LSTM (PyTorch: and GRU) as one
+        fused call where its own test allows; that call decides for both directions. The
+        recorder fails it, and Keras then retries each direction with its own arguments; on a
+        GPU the fused call returns, so that retry is muted."""
+        names = [n for n in ("_call_fused_lstm", "_call_fused_gru") if n in cls.__dict__]
+        if not names or "call" not in cls.__dict__:
+            return
+        probe, call = self, cls.__dict__["call"]
+
+        @functools.wraps(call)
+        def bidirectional_call(layer, *args, **kwargs):
+            probe.fused.append([])
+            try:
+                return call(layer, *args, **kwargs)
+            finally:
+                if probe.fused.pop():
+                    probe.mute -= 1
+        bidirectional_call.__signature__ = inspect.signature(call)
+        self.patch(cls, "call", bidirectional_call)
+        for name in names:
+            def fused(layer, *args, _original=cls.__dict__[name], **kwargs):
+                probe.stack.append(layer)
+                before = probe.hits
+                try:
+                    return _original(layer, *args, **kwargs)
+                except NotImplementedError:
+                    if probe.hits != before and probe.fused and not probe.fused[-1]:
+                        probe.fused[-1].append(True)  # the fused call reached cuDNN
+                        probe.mute += 1
+                    raise
+                finally:
+                    probe.stack.pop()
+            self.patch(cls, name, fused)
+
+    def mute_while(self, owner, name):
+        """Calls made inside owner.name are not the reader's (Keras building a model by
+        calling it on symbolic inputs)."""
+        original, probe = getattr(owner, name), self
+
+        @functools.wraps(original)
+        def muted(*args, **kwargs):
+            probe.mute += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                probe.mute -= 1
+        self.patch(owner, name, muted)
 
     def reached(self, mask=None, mask_ok=True, dtype=None):
         """The cuDNN function was called, by the layer on top of the stack; with a mask, which
         the library accepted (mask_ok) or refused."""
-        if not self.stack:
+        self.hits += 1
+        if self.mute or not self.stack:
             return
         top = self.stack[-1]
         layers = ([top.forward_layer, top.backward_layer] if hasattr(top, "forward_layer")
@@ -596,10 +697,14 @@ class _Probe:
 
 
 def _to_numpy(x):
+    """The values of a tensor, or None for one that has none yet (a symbolic tensor)."""
     import numpy as np
-    if hasattr(x, "detach"):
-        x = x.detach().cpu()
-    return np.asarray(x)
+    try:
+        if hasattr(x, "detach"):
+            x = x.detach().cpu()
+        return np.asarray(x)
+    except Exception:  # a graph tensor, a tracer: no values to read
+        return None
 
 
 def _probe_keras3(probe: _Probe, backend: str):
@@ -610,8 +715,8 @@ def _probe_keras3(probe: _Probe, backend: str):
     probe.wrap_method(rnn.RNN, "inner_loop", masked_arg=2)
     probe.wrap_method(lstm.LSTM, "inner_loop", masked_arg=2, generic=generic_loop)
     probe.wrap_method(gru.GRU, "inner_loop", masked_arg=2, generic=generic_loop)
-    for name in ("_call_fused_lstm", "_call_fused_gru"):  # Keras >= 3.14
-        probe.wrap_method(bidirectional.Bidirectional, name)
+    probe.wrap_fused(bidirectional.Bidirectional)  # Keras >= 3.15
+    probe.mute_while(kb, "compute_output_spec")
     if backend == "tensorflow":
         import tensorflow as tf
         brnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
@@ -620,7 +725,7 @@ def _probe_keras3(probe: _Probe, backend: str):
             def fake(inputs, *args, **kwargs):
                 mask = args[mask_index - 1] if len(args) >= mask_index else kwargs.get("mask")
                 ok = True
-                if mask is not None:
+                if mask is not None and not probe.mute:
                     try:  # Keras's own check, which fails the cuDNN call on a GPU
                         brnn._assert_valid_mask(mask)
                     except tf.errors.InvalidArgumentError:
@@ -825,6 +930,10 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
     inputs. Where the probe cannot run, the static reading stands in, and `.probe` says so."""
     tracked = rnn_layers(model) if _kind(model) is None else [(model.name, model)]
     static = {id(layer): (path, layer, check_layer(layer, path)) for path, layer in tracked}
+    for bi in _bidirectionals(model):  # a fused call: the backward's arguments do not count
+        fwd, bwd = static.get(id(bi.forward_layer)), static.get(id(bi.backward_layer))
+        if fwd and bwd and not fwd[2] and _fused_bidirectional(bi):
+            bwd[2].clear()
     for _, _, found in static.values():
         for f in found:
             f.source = "static"
