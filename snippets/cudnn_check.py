@@ -429,21 +429,309 @@ def check_mask(mask, padding_value=None, backend: str | None = None) -> list[Fin
 
 
 # ------------------------------------------------------------------------------ PyTorch
-def check_module(module) -> list[Finding]:
-    """Findings for every nn.LSTM, nn.GRU and nn.RNN in a PyTorch module, and for every cell
-    (nn.LSTMCell, nn.GRUCell, nn.RNNCell), which some Python loop calls step by step. It sees
-    through torch.jit.script and torch.jit.trace (their submodules keep the original class),
-    flags dynamically quantized RNNs (never cuDNN) and RNNs kept in a plain list, dict or tuple
-    outside the registered module tree, and says "cannot inspect" where it cannot look.
+# The aten ops PyTorch runs RNNs with (aten/src/ATen/native/RNN.cpp). A fused op takes cuDNN
+# when at::cudnn_is_acceptable(input) holds (torch.cudnn_is_acceptable in Python); a cell op
+# runs one time step; the quantized ops run int8 CPU kernels.
+_FUSED_OPS = ("lstm", "gru", "rnn_tanh", "rnn_relu")
+_CELL_OPS = ("lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell")
+_QUANTIZED_OPS = ("quantized_lstm", "quantized_gru", "quantized_lstm_cell",
+                  "quantized_gru_cell", "quantized_rnn_tanh_cell", "quantized_rnn_relu_cell")
 
-    PyTorch decides per call, in C++ (aten/src/ATen/native/RNN.cpp, use_cudnn): the input is
-    a CUDA tensor, cuDNN is enabled, and the dtype is float16, float32 or float64 (bfloat16
-    only where PyTorch allows it). bias=False, proj_size, dropout, bidirectional and packed
-    sequences all still run on cuDNN. The parameters stand in for the input here: they must
-    be on the same device."""
+
+def _aten_name(fn) -> str:
+    """"lstm" for torch.lstm, torch._VF.lstm and torch.ops.aten.lstm(.input); "" for what is
+    not an aten op."""
+    import torch
+    qualified = (getattr(getattr(fn, "_schema", None), "name", None)
+                 or getattr(fn, "_qualified_op_name", None))
+    if isinstance(qualified, str):
+        namespace, _, name = qualified.partition("::")
+        return name if namespace == "aten" else ""
+    name = getattr(fn, "__name__", "")
+    return name if name and getattr(torch._C._VariableFunctions, name, None) is fn else ""
+
+
+def _gate_name(fn) -> str:
+    """"sigmoid" or "tanh" for those functions, methods and aten ops (the gates of a
+    hand-written LSTM or GRU); "" otherwise."""
+    name = (_aten_name(fn) or (fn if isinstance(fn, str) else getattr(fn, "__name__", "")))
+    name = name.rstrip("_")
+    return name if name in ("sigmoid", "tanh") else ""
+
+
+class _TensorInfo:
+    """What a graph records of a tensor: its device and dtype, no data."""
+    def __init__(self, device, dtype):
+        self.device, self.dtype = device, dtype
+
+    def untyped_storage(self):
+        return self
+
+    def data_ptr(self):
+        return 0
+
+
+@dataclasses.dataclass
+class _RNNCall:
+    """An RNN op a forward ran (or a graph calls) outside the RNN modules read by class, or a
+    loop over gates. `tensor` stands in for the input (its parameters where known);
+    `acceptable`: PyTorch's own torch.cudnn_is_acceptable(input), where the op ran."""
+    op: str  # "lstm", "lstm_cell", "quantized_lstm", ... or "loop"
+    tensor: object = None
+    acceptable: bool | None = None
+    what: str = ""  # for a loop: what was called again and again
+
+    def finding(self, path: str) -> Finding:
+        if self.op == "loop":
+            return Finding("gate_loop", f"{self.what}, with sigmoid and tanh gates and no fused "
+                           "RNN op: a Python loop over time steps, which never uses cuDNN.",
+                           "Run the whole sequence through nn.LSTM or nn.GRU (one call).", path)
+        if self.op in _QUANTIZED_OPS:
+            return Finding("quantized", f"calls aten::{self.op}: PyTorch's quantized CPU "
+                           "kernels, never cuDNN.", "Keep a float RNN for the GPU.", path)
+        whole = {"lstm_cell": "nn.LSTM", "gru_cell": "nn.GRU"}.get(self.op, "nn.RNN")
+        return Finding("cell_loop", f"calls torch.{self.op}, one time step per call, so a loop "
+                       "over it never uses cuDNN.", f"Run the whole sequence through {whole}.",
+                       path)
+
+
+def _read_by_class(m) -> bool:
+    """check_module reads this module by its class: what runs inside it is judged there."""
+    from torch import nn
+    import torch
+    cls = getattr(m, "original_name", None) if isinstance(m, torch.jit.ScriptModule) else None
+    name = cls or type(m).__name__
+    return isinstance(m, (nn.RNNBase, nn.RNNCellBase)) or (
+        name in ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell")
+        and (isinstance(m, torch.jit.ScriptModule)
+             or type(m).__module__.startswith(("torch.ao.nn", "torch.nn.quantiz"))))
+
+
+def _first_tensor(items):
+    """The first tensor in a list of parameters (the op's weights), else None."""
+    for item in items if isinstance(items, (list, tuple)) else ():
+        if hasattr(item, "device") and hasattr(item, "dtype"):
+            return item
+    return None
+
+
+class _Events(list):
+    """What one forward (or graph) did, in order: [key, gates] for each call of a submodule or
+    use of a parameter, with the sigmoid/tanh gates that ran after it."""
+    def use(self, key):
+        self.append([key, set()])
+
+    def gate(self, name):
+        if self:
+            self[-1][1].add(name)
+
+    def loop(self):
+        """(key, count) where the same submodule or parameter starts two or more stretches
+        that each run sigmoid and tanh gates: one time step each. None otherwise."""
+        starts: dict = {}
+        for i, (key, _) in enumerate(self):
+            starts.setdefault(key, []).append(i)
+        for key, at in starts.items():
+            bounds = at + [len(self)]
+            if len(at) > 1 and all({"sigmoid", "tanh"} <= set().union(
+                    *(g for _, g in self[a:b])) for a, b in zip(bounds, bounds[1:])):
+                return key, len(at)
+        return None
+
+
+class _Frame:
+    """One module call in progress."""
+    def __init__(self, module):
+        self.module, self.events, self.gates = module, _Events(), set()
+
+
+def _run_forward(module, sample, where) -> list:
+    """Call module(sample) once (eval mode, no gradients, training flags restored) and record
+    what its forward runs: [(path, _RNNCall)] for every RNN op outside the modules read by
+    class (torch.lstm, torch._VF.lstm, cell ops, quantized ops) and every loop over gates.
+    `where(m)`: the path of a module. Raises what the forward raises."""
+    import torch
+    from torch import nn
+    from torch.nn.modules import module as nn_module
+    from torch.overrides import TorchFunctionMode
+
+    stack: list[_Frame] = []
+    found: list = []
+    ops = _FUSED_OPS + _CELL_OPS + _QUANTIZED_OPS
+
+    def enter(m, args):
+        if stack and not _read_by_class(m):
+            stack[-1].events.use(("module", id(m)))
+        stack.append(_Frame(m))
+
+    def gate(frame, name):
+        frame.gates.add(name)
+        frame.events.gate(name)
+
+    def leave(m, args, output):
+        if not stack or stack[-1].module is not m:
+            return
+        frame = stack.pop()
+        for name in frame.gates if stack else ():
+            gate(stack[-1], name)
+        loop = None if _read_by_class(m) else frame.events.loop()
+        if loop:
+            (kind, key), count = loop
+            what = (f"calls {names.get(key, 'a submodule')}" if kind == "module"
+                    else "uses one of its parameters")
+            found.append((where(m), _RNNCall("loop", what=f"{type(m).__name__}.forward {what} "
+                                             f"{count} times")))
+
+    class Recorder(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if stack:
+                frame = stack[-1]
+                for a in list(args) + [x for a in args if isinstance(a, (list, tuple)) for x in a]:
+                    if isinstance(a, nn.Parameter):
+                        frame.events.use(("parameter", id(a)))
+                if _gate_name(func):
+                    gate(frame, _gate_name(func))
+                op = _aten_name(func)
+                if op in ops and not _read_by_class(frame.module) and args:
+                    params = next((a for a in args[1:] if isinstance(a, (list, tuple)) and
+                                   len(a) > 2), ())
+                    inputs, weight = args[0], _first_tensor(params)
+                    acceptable = (bool(torch.cudnn_is_acceptable(inputs))
+                                  if op in _FUSED_OPS and isinstance(inputs, torch.Tensor) else None)
+                    found.append((where(frame.module), _RNNCall(
+                        op, inputs if weight is None else weight, acceptable)))
+            return func(*args, **kwargs)
+
+    names = {id(m): f"{type(m).__name__} ({where(m)})" for m in module.modules()}
+    training = [(m, m.training) for m in module.modules()]
+    args = sample if isinstance(sample, tuple) else (sample,)
+    kwargs = sample if isinstance(sample, dict) else {}
+    hooks = [nn_module.register_module_forward_pre_hook(enter),
+             nn_module.register_module_forward_hook(leave, always_call=True)]
+    try:
+        module.eval()
+        with torch.no_grad(), Recorder():
+            module(**kwargs) if kwargs else module(*args)
+    finally:
+        for hook in hooks:
+            hook.remove()
+        for m, flag in training:
+            m.training = flag
+    return found
+
+
+def _graph_calls(graph_module, top: str) -> list:
+    """[(path, _RNNCall)] for the RNN ops in an FX graph (torch.export's ExportedProgram
+    .module(), torch.fx.symbolic_trace), and a loop over gates where the same weights serve
+    one op again and again beside sigmoid and tanh gates."""
+    import functools as ft
+    from torch import nn
+    found, events, fused = [], _Events(), False
+
+    def fetch(node):  # a get_attr node's tensor
+        try:
+            return ft.reduce(getattr, node.target.split("."), graph_module)
+        except AttributeError:
+            return None
+
+    for node in graph_module.graph.nodes:
+        if node.op == "call_module":
+            sub = fetch(node)
+            fused = fused or _read_by_class(sub)
+            if not _read_by_class(sub):
+                events.use(("module", node.target))
+            gate = {nn.Sigmoid: "sigmoid", nn.Tanh: "tanh"}.get(type(sub))
+            if gate:
+                events.gate(gate)
+            continue
+        if node.op not in ("call_function", "call_method"):
+            continue
+        name = _aten_name(node.target) or getattr(node.target, "__name__", str(node.target))
+        for arg in node.args:
+            if getattr(arg, "op", None) == "get_attr":
+                events.use((name, arg.target))
+        if _gate_name(node.target):
+            events.gate(_gate_name(node.target))
+        op = _aten_name(node.target) if node.op == "call_function" else ""
+        if op not in _FUSED_OPS + _CELL_OPS + _QUANTIZED_OPS:
+            continue
+        fused = True
+        stack = node.meta.get("nn_module_stack") or {}
+        path = (list(stack.values())[-1][0] if stack else "") or top
+        params = next((a for a in node.args[1:] if isinstance(a, (list, tuple)) and len(a) > 2),
+                      ())
+        tensor = None
+        for arg in list(params) + [node.args[0]]:
+            value = arg.meta.get("val") if hasattr(arg, "meta") else None
+            value = value if value is not None else (
+                fetch(arg) if getattr(arg, "op", None) == "get_attr" else None)
+            if value is not None and hasattr(value, "device"):
+                tensor = _TensorInfo(value.device, value.dtype)
+                break
+        found.append((path, _RNNCall(op, tensor)))
+    loop = None if fused else events.loop()
+    if loop:
+        (kind, target), count = loop
+        what = (f"the graph calls {target} {count} times" if kind == "module" else
+                f"the graph's {kind} uses {target} {count} times")
+        found.append((top, _RNNCall("loop", what=what)))
+    return found
+
+
+def _calls_of(module, sample, top, where) -> tuple[list, str]:
+    """What the module's forward runs: ([(path, _RNNCall)], "" or why it could not look).
+    A graph is read; a sample is run; otherwise forward is traced with torch.fx."""
+    import warnings as w
+    import torch
+    module = getattr(module, "_orig_mod", module)  # torch.compile's wrapper: the module inside
+    if isinstance(module, torch.fx.GraphModule):
+        return _graph_calls(module, top), ""
+    if sample is not None:
+        try:
+            return _run_forward(module, sample, lambda m: where.get(id(m)) or
+                                f"{type(m).__name__} (outside the module tree)"), ""
+        except Exception as exc:  # the reader's module: anything can go wrong
+            return [], f"forward could not run on your sample ({type(exc).__name__}: " \
+                f"{_first_line(exc)[:160]})"
+    if _read_by_class(module) or isinstance(module, torch.jit.ScriptModule):
+        return [], ""  # read by class, or by its scripted graph below
+    try:
+        with w.catch_warnings():
+            w.simplefilter("ignore")
+            traced = torch.fx.symbolic_trace(module)
+    except Exception as exc:  # control flow on the input, a missing forward, ...
+        return [], f"torch.fx could not trace its forward without an input ({type(exc).__name__}" \
+            f": {_first_line(exc)[:160]})"
+    return _graph_calls(traced, top), ""
+
+
+def check_module(module, sample=None) -> list[Finding]:
+    """Findings for every RNN a PyTorch module runs: every nn.LSTM, nn.GRU and nn.RNN; every
+    cell (nn.LSTMCell, nn.GRUCell, nn.RNNCell, torch.lstm_cell), which some Python loop calls
+    step by step; every RNN op a forward calls itself (torch.lstm, torch._VF.lstm); and loops
+    over hand-written gates (torch.ao.nn.quantizable.LSTM is one). It sees through
+    torch.jit.script and torch.jit.trace (their submodules keep the original class), reads
+    the graph of a torch.export ExportedProgram (or its .module()) and of torch.fx, flags
+    quantized RNNs (never cuDNN) and RNNs kept in a plain list, dict or tuple outside the
+    registered module tree, and says "cannot inspect" where it cannot look.
+
+    sample: one batch of your inputs (a tensor, a tuple of forward's arguments, or a dict of
+    keyword arguments). With it, check_module runs forward once and records the ops it calls;
+    without it, it traces forward with torch.fx where it can.
+
+    PyTorch decides per call, in C++ (aten/src/ATen/native/RNN.cpp, at::cudnn_is_acceptable on
+    the input): the input is a CUDA tensor, cuDNN is enabled, and the dtype is float16,
+    float32 or float64 (bfloat16 only where PyTorch allows it). bias=False, proj_size,
+    dropout, bidirectional and packed sequences all still run on cuDNN. The parameters stand
+    in for the input here: they must be on the same device."""
     import torch
     from torch import nn
 
+    exported = getattr(torch, "export", None)
+    label = ""
+    if exported is not None and isinstance(module, getattr(exported, "ExportedProgram", ())):
+        label, module = "ExportedProgram", module.module()  # its graph and parameters
     if not isinstance(module, nn.Module):
         return [Finding("cannot_inspect", f"cannot inspect a {type(module).__name__}: it is not "
                         "an nn.Module (a scripted or traced function keeps no modules to read).",
@@ -472,11 +760,36 @@ def check_module(module) -> list[Finding]:
                                    for n, x in sub.named_modules())
     rnn_ops = ("aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu")
     found_rnn = False
-    top = getattr(module, "original_name", None) or type(module).__name__
+    top = label or getattr(module, "original_name", None) or type(module).__name__
+    where = {id(m): name or top for name, m in modules}
+    calls, cannot = _calls_of(module, sample, top, where)
+    modules.extend(dict(((path, c.op), (path, c)) for path, c in calls).values())  # once each
+    looped: set = set()  # modules inside a loop reported by class
     for name, m in modules:
         path = name or top
         original = getattr(m, "original_name", None)  # scripted or traced submodule
         cls = original if isinstance(m, torch.jit.ScriptModule) and original else type(m).__name__
+        if isinstance(m, _RNNCall) and (m.op not in _FUSED_OPS or m.tensor is None):
+            found_rnn = True
+            if m.op == "loop" and path in looped:
+                continue
+            findings.append(m.finding(path) if m.tensor is not None or m.op not in _FUSED_OPS
+                            else Finding("cannot_inspect", f"cannot tell which device and dtype "
+                                         f"this torch.{m.op} call gets.", "Pass sample= (one "
+                                         "batch of your inputs) to run it.", path))
+            continue
+        if not isinstance(m, _RNNCall) and type(m).__module__.startswith(
+                ("torch.ao.nn.quantizable", "torch.ao.nn.quantized.modules")) and \
+                cls in ("LSTM", "LSTMCell") and path not in looped:
+            found_rnn = True
+            looped.update(where.get(id(x), "") for x in m.modules())
+            findings.append(Finding("gate_loop", f"{type(m).__module__.split('.modules')[0]}"
+                                    f".{cls} runs its gates as Linear layers in a Python loop "
+                                    "over time steps: no fused RNN op, never cuDNN.",
+                                    "Train and run on the GPU with nn.LSTM; convert to the "
+                                    "quantizable LSTM only for the quantized model you serve on "
+                                    "CPU.", path))
+            continue
         if type(m).__module__.startswith(("torch.ao.nn.quantized", "torch.nn.quantized")) and \
                 cls in ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"):
             found_rnn = True
@@ -497,9 +810,12 @@ def check_module(module) -> list[Finding]:
             weights = [w for w in m._flat_weights if isinstance(w, torch.Tensor)]
         elif isinstance(m, torch.jit.ScriptModule) and cls in ("LSTM", "GRU", "RNN"):
             weights = [w for _, w in m.named_parameters(recurse=False)]  # the same aten call
+        elif isinstance(m, _RNNCall):  # an RNN op of your forward: it decides by its input
+            weights, cls = [m.tensor], f"torch.{m.op}"
         else:
             continue
         found_rnn = True
+        before = len(findings)
         if not weights:
             findings.append(Finding("cannot_inspect", f"cannot inspect {cls}: it has no "
                                     "weights to read.", "Pass the module with its weights.", path))
@@ -531,6 +847,21 @@ def check_module(module) -> list[Finding]:
                                     "buffer: PyTorch warns and copies them on every call.",
                                     "Call flatten_parameters() after replacing weights, and at "
                                     "the start of forward() under DataParallel.", path))
+        if isinstance(m, _RNNCall) and m.acceptable is False and len(findings) == before:
+            findings.append(Finding("cudnn_refused", "PyTorch's own test "
+                                    "(torch.cudnn_is_acceptable) refused this call's input for "
+                                    "a reason this checker cannot name.", "Compare the input's "
+                                    "device, dtype and size with a plain nn.LSTM call.", path))
+    if sample is not None and cannot:  # you asked for a run: say that it failed
+        findings.append(Finding("cannot_inspect", f"cannot inspect what runs: {cannot}.",
+                                "Pass what forward() takes: a tensor, a tuple of its arguments "
+                                "or a dict of keyword arguments.", top))
+    elif cannot and not found_rnn:  # never silence where the checker could not look
+        findings.append(Finding("cannot_inspect", f"found no RNN module, and {cannot}: an RNN op "
+                                "its forward calls itself (torch.lstm, torch._VF.lstm) or a loop "
+                                "over gates would not show.", "Pass sample= (one batch of your "
+                                "inputs): check_module then runs forward once and records the "
+                                "ops it calls.", top))
     if not found_rnn and isinstance(module, torch.jit.ScriptModule):
         try:
             graph = str(module.inlined_graph)
