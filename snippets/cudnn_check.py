@@ -4,13 +4,15 @@ Copy this one file into your project. It needs only the standard library and the
 use, and it follows the rules of the framework and version you have installed:
   - Keras 3 on its TensorFlow, JAX or PyTorch backend (each backend decides by its own code);
   - Keras 2 (`tf_keras`, or `tf.keras` in TensorFlow <= 2.15): uses Keras's own verdict;
-  - PyTorch modules (`nn.LSTM`, `nn.GRU`, `nn.RNN`, and cells run in a Python loop).
+  - PyTorch modules (`nn.LSTM`, `nn.GRU`, `nn.RNN`, the RNN ops a forward calls itself,
+    torch.export graphs, and cells or gates run in a Python loop).
 TensorFlow is imported only for a TensorFlow-backend or Keras 2 layer.
 
     from cudnn_check import check_model, check_layer, check_mask, check_module
     findings = check_model(model)      # Keras: [] means every LSTM/GRU is cuDNN-eligible
     findings = check_model(model, sample=x)   # ... decided on a batch of yours
     findings = check_module(module)    # PyTorch: the same for every RNN module it finds
+    findings = check_module(module, sample=x)  # ... and every RNN op its forward runs
 
     python cudnn_check.py MODEL.keras [--sample batch.npz] [--json]
     TF_USE_LEGACY_KERAS=1 python cudnn_check.py MODEL.keras|MODEL.h5   # tf-keras (Keras 2)

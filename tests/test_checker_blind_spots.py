@@ -40,6 +40,8 @@ from torch import nn  # noqa: E402
 
 import blind_spots_keras3  # noqa: E402  (its TensorFlow cases; sets up the criteria helper)
 import cudnn_check  # noqa: E402
+import torch_rnn_cases  # noqa: E402
+from torch_rnn_cases import NAMES, X  # noqa: E402
 from _pretend_gpu import pretend_gpu  # noqa: E402  (snippets/criteria/tf_backend, not the checker)
 
 SCRIPT = REPO / "tests" / "blind_spots_keras3.py"
@@ -176,77 +178,10 @@ def test_tf_keras_unbuilt_subclassed_model(padding):
 
 
 # ----------------------------------------------------------------- PyTorch
-class _OwnLSTM(nn.Module):
-    """An LSTM from its own parameters, run by torch._VF.lstm (as nn.LSTM does) or torch.lstm."""
-    def __init__(self, op=None, hidden=4, features=3):
-        super().__init__()
-        self.w_ih = nn.Parameter(torch.randn(4 * hidden, features) * 0.1)
-        self.w_hh = nn.Parameter(torch.randn(4 * hidden, hidden) * 0.1)
-        self.b_ih = nn.Parameter(torch.zeros(4 * hidden))
-        self.b_hh = nn.Parameter(torch.zeros(4 * hidden))
-        self.op, self.hidden = op or torch._VF.lstm, hidden
-
-    def forward(self, x):
-        h0 = x.new_zeros(1, x.size(0), self.hidden)
-        weights = [self.w_ih, self.w_hh, self.b_ih, self.b_hh]
-        return self.op(x, (h0, h0), weights, True, 1, 0.0, self.training, False, True)[0]
-
-
-class _GateLoop(nn.Module):
-    """A GRU written by hand: Linear gates in a Python loop over time steps."""
-    def __init__(self, features=3, hidden=4):
-        super().__init__()
-        self.ih, self.hh, self.hidden = nn.Linear(features, 2 * hidden), \
-            nn.Linear(hidden, 2 * hidden), hidden
-
-    def forward(self, x):
-        h = x.new_zeros(x.size(0), self.hidden)
-        for t in range(x.size(1)):
-            z, n = (self.ih(x[:, t]) + self.hh(h)).chunk(2, 1)
-            h = torch.sigmoid(z) * h + (1 - torch.sigmoid(z)) * torch.tanh(n)
-        return h
-
-
-class _CellLoop(nn.Module):
-    """torch.lstm_cell with the module's own parameters, one call per time step."""
-    def __init__(self, features=3, hidden=4):
-        super().__init__()
-        self.w_ih = nn.Parameter(torch.randn(4 * hidden, features) * 0.1)
-        self.w_hh = nn.Parameter(torch.randn(4 * hidden, hidden) * 0.1)
-        self.hidden = hidden
-
-    def forward(self, x):
-        h = c = x.new_zeros(x.size(0), self.hidden)
-        for t in range(x.size(1)):
-            h, c = torch.lstm_cell(x[:, t], (h, c), self.w_ih, self.w_hh)
-        return h
-
-
-class _Tagger(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.encoder = nn.GRU(3, 4, batch_first=True)
-        self.head = nn.Linear(4, 2)
-
-    def forward(self, x):
-        return self.head(self.encoder(x)[0])
-
-
-X = torch.randn(2, 5, 3)
-NAMES = ["torch._VF.lstm", "torch.lstm", "torch.export", "torch.export .module()",
-         "quantizable LSTM", "Linear gates in a loop", "torch.lstm_cell in a loop",
-         "exported loop", "nn.GRU"]
-
-
 @functools.lru_cache(maxsize=None)
 def _modules():
     """Built once: torch.export takes a second or two."""
-    exported = torch.export.export(_OwnLSTM(), (X,))
-    return {"torch._VF.lstm": _OwnLSTM(), "torch.lstm": _OwnLSTM(torch.lstm),
-            "torch.export": exported, "torch.export .module()": exported.module(),
-            "quantizable LSTM": torch.ao.nn.quantizable.LSTM(3, 4, batch_first=True),
-            "Linear gates in a loop": _GateLoop(), "torch.lstm_cell in a loop": _CellLoop(),
-            "exported loop": torch.export.export(_GateLoop(), (X,)), "nn.GRU": _Tagger()}
+    return torch_rnn_cases.modules()
 
 
 def _asks_cudnn(module) -> bool:
@@ -287,14 +222,15 @@ def test_pytorch_cases_go_both_ways_and_loops_need_a_sample_to_be_seen():
     assert set(verdicts.values()) == {True, False} and list(verdicts) == NAMES, verdicts
     # A Python loop over time cannot be traced without an input: the checker says so, and
     # with the reader's batch it sees the loop.
-    assert [f.criterion for f in cudnn_check.check_module(_GateLoop())] == ["cannot_inspect"]
-    found = cudnn_check.check_module(_GateLoop(), sample=X)
-    assert [(f.layer, f.criterion) for f in found] == [("_GateLoop", "gate_loop")]
+    loop = torch_rnn_cases.GateLoop()
+    assert [f.criterion for f in cudnn_check.check_module(loop)] == ["cannot_inspect"]
+    found = cudnn_check.check_module(loop, sample=X)
+    assert [(f.layer, f.criterion) for f in found] == [("GateLoop", "gate_loop")]
     assert "5 times" in found[0].message  # one call per time step of the batch
 
 
 def test_check_module_leaves_the_module_as_it_was():
-    module = nn.Sequential(_OwnLSTM(), nn.Dropout(0.5))
+    module = nn.Sequential(torch_rnn_cases.OwnLSTM(), nn.Dropout(0.5))
     module.train()
     before = {k: v.clone() for k, v in module.state_dict().items()}
     cudnn_check.check_module(module, sample=X)
