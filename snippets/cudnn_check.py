@@ -719,14 +719,15 @@ def check_module(module, sample=None) -> list[Finding]:
     registered module tree, and says "cannot inspect" where it cannot look.
 
     sample: one batch of your inputs (a tensor, a tuple of forward's arguments, or a dict of
-    keyword arguments). With it, check_module runs forward once and records the ops it calls;
-    without it, it traces forward with torch.fx where it can.
+    keyword arguments). With it, check_module runs forward once and records the ops it calls
+    (and PyTorch's own test of each RNN op's input, torch.cudnn_is_acceptable); without it, it
+    traces forward with torch.fx where it can.
 
-    PyTorch decides per call, in C++ (aten/src/ATen/native/RNN.cpp, at::cudnn_is_acceptable on
-    the input): the input is a CUDA tensor, cuDNN is enabled, and the dtype is float16,
-    float32 or float64 (bfloat16 only where PyTorch allows it). bias=False, proj_size,
-    dropout, bidirectional and packed sequences all still run on cuDNN. The parameters stand
-    in for the input here: they must be on the same device."""
+    PyTorch decides per call, in C++ (aten/src/ATen/native/RNN.cpp, use_cudnn): the input is
+    a CUDA tensor, cuDNN is enabled, and the dtype is float16, float32 or float64 (bfloat16
+    only where PyTorch allows it). bias=False, proj_size, dropout, bidirectional and packed
+    sequences all still run on cuDNN. The parameters stand in for the input here: they must
+    be on the same device."""
     import torch
     from torch import nn
 
