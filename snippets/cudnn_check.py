@@ -4,13 +4,15 @@ Copy this one file into your project. It needs only the standard library and the
 use, and it follows the rules of the framework and version you have installed:
   - Keras 3 on its TensorFlow, JAX or PyTorch backend (each backend decides by its own code);
   - Keras 2 (`tf_keras`, or `tf.keras` in TensorFlow <= 2.15): uses Keras's own verdict;
-  - PyTorch modules (`nn.LSTM`, `nn.GRU`, `nn.RNN`, and cells run in a Python loop).
+  - PyTorch modules (`nn.LSTM`, `nn.GRU`, `nn.RNN`, the RNN ops a forward calls itself,
+    torch.export graphs, and cells or gates run in a Python loop).
 TensorFlow is imported only for a TensorFlow-backend or Keras 2 layer.
 
     from cudnn_check import check_model, check_layer, check_mask, check_module
     findings = check_model(model)      # Keras: [] means every LSTM/GRU is cuDNN-eligible
     findings = check_model(model, sample=x)   # ... decided on a batch of yours
     findings = check_module(module)    # PyTorch: the same for every RNN module it finds
+    findings = check_module(module, sample=x)  # ... and every RNN op its forward runs
 
     python cudnn_check.py MODEL.keras [--sample batch.npz] [--json]
     TF_USE_LEGACY_KERAS=1 python cudnn_check.py MODEL.keras|MODEL.h5   # tf-keras (Keras 2)
@@ -26,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import importlib
+import inspect
 import json
 import os
 import sys
@@ -288,7 +292,10 @@ def check_layer(layer, path: str = "") -> list[Finding]:
     path = path or getattr(layer, "name", "")
     kind = _kind(layer)
     if kind is None:  # a wrapper (Bidirectional, TimeDistributed) or a model: its RNN layers
-        return [f for sub_path, sub in rnn_layers(layer, path) for f in check_layer(sub, sub_path)]
+        found = [(p, sub, check_layer(sub, p)) for p, sub in rnn_layers(layer, path)]
+        if found and not found[0][2] and _fused_bidirectional(layer):
+            return []  # one fused cuDNN call runs both directions, whatever the backward's unroll
+        return [f for *_, fs in found for f in fs]
     if kind == "rnn":
         cells = ", ".join(type(c).__name__ for c in _rnn_cells(layer.cell))
         return [Finding("generic_rnn", f"{type(layer).__name__}({cells}) never uses cuDNN: only "
@@ -306,6 +313,27 @@ def check_layer(layer, path: str = "") -> list[Finding]:
     for f in found:
         f.layer = path
     return list(found)
+
+
+def _fused_bidirectional(layer) -> bool:
+    """Does this Bidirectional run both directions in one fused call? Keras >= 3.15 does so on
+    JAX (LSTM) and PyTorch (LSTM, GRU) when its own test passes (_can_attempt_fused_lstm/_gru:
+    no mask, the same activations, no dropout, ...); the call is then decided by the forward
+    layer's arguments, so it reaches cuDNN exactly when the forward layer alone would."""
+    fwd, bwd = getattr(layer, "forward_layer", None), getattr(layer, "backward_layer", None)
+    kind = _kind(fwd) if fwd is not None else None
+    test = getattr(layer, f"_can_attempt_fused_{kind}", None)
+    if test is None or _kind(bwd) != kind:
+        return False
+    flavour, _, backend = _flavour(layer)
+    if flavour != "keras3" or backend not in ("jax", "torch"):  # TensorFlow: no fused call
+        return False
+    built = fwd.built, bwd.built
+    try:  # Keras builds both directions before it calls the test; ask it as it will be asked
+        fwd.built = bwd.built = True
+        return bool(test(None))
+    finally:
+        fwd.built, bwd.built = built
 
 
 def _children(layer):
@@ -336,6 +364,19 @@ def rnn_layers(model, path: str | None = None, _seen: set | None = None):
             found.append((child_path, child))  # its cell belongs to it: do not look inside
         else:
             found.extend(rnn_layers(child, child_path, seen))
+    return found
+
+
+def _bidirectionals(model, _seen: set | None = None) -> list:
+    """Every Bidirectional wrapper in the model (the model itself included), as Keras tracks
+    them."""
+    seen = set() if _seen is None else _seen
+    found = [model] if _kind(model) is None and len(_children(model)) == 2 and \
+        getattr(model, "forward_layer", None) is not None else []
+    for child in _children(model):
+        if id(child) not in seen and _kind(child) is None:
+            seen.add(id(child))
+            found.extend(_bidirectionals(child, seen))
     return found
 
 
@@ -390,12 +431,297 @@ def check_mask(mask, padding_value=None, backend: str | None = None) -> list[Fin
 
 
 # ------------------------------------------------------------------------------ PyTorch
-def check_module(module) -> list[Finding]:
-    """Findings for every nn.LSTM, nn.GRU and nn.RNN in a PyTorch module, and for every cell
-    (nn.LSTMCell, nn.GRUCell, nn.RNNCell), which some Python loop calls step by step. It sees
-    through torch.jit.script and torch.jit.trace (their submodules keep the original class),
-    flags dynamically quantized RNNs (never cuDNN) and RNNs kept in a plain list, dict or tuple
-    outside the registered module tree, and says "cannot inspect" where it cannot look.
+# The aten ops PyTorch runs RNNs with (aten/src/ATen/native/RNN.cpp). A fused op takes cuDNN
+# when at::cudnn_is_acceptable(input) holds (torch.cudnn_is_acceptable in Python); a cell op
+# runs one time step; the quantized ops run int8 CPU kernels.
+_FUSED_OPS = ("lstm", "gru", "rnn_tanh", "rnn_relu")
+_CELL_OPS = ("lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell")
+_QUANTIZED_OPS = ("quantized_lstm", "quantized_gru", "quantized_lstm_cell",
+                  "quantized_gru_cell", "quantized_rnn_tanh_cell", "quantized_rnn_relu_cell")
+
+
+def _aten_name(fn) -> str:
+    """"lstm" for torch.lstm, torch._VF.lstm and torch.ops.aten.lstm(.input); "" for what is
+    not an aten op."""
+    import torch
+    qualified = (getattr(getattr(fn, "_schema", None), "name", None)
+                 or getattr(fn, "_qualified_op_name", None))
+    if isinstance(qualified, str):
+        namespace, _, name = qualified.partition("::")
+        return name if namespace == "aten" else ""
+    name = getattr(fn, "__name__", "")
+    return name if name and getattr(torch._C._VariableFunctions, name, None) is fn else ""
+
+
+def _gate_name(fn) -> str:
+    """"sigmoid" or "tanh" for those functions, methods and aten ops (the gates of a
+    hand-written LSTM or GRU); "" otherwise."""
+    name = (_aten_name(fn) or (fn if isinstance(fn, str) else getattr(fn, "__name__", "")))
+    name = name.rstrip("_")
+    return name if name in ("sigmoid", "tanh") else ""
+
+
+class _TensorInfo:
+    """What a graph records of a tensor: its device and dtype, no data."""
+    def __init__(self, device, dtype):
+        self.device, self.dtype = device, dtype
+
+    def untyped_storage(self):
+        return self
+
+    def data_ptr(self):
+        return 0
+
+
+@dataclasses.dataclass
+class _RNNCall:
+    """An RNN op a forward ran (or a graph calls) outside the RNN modules read by class, or a
+    loop over gates. `tensor` stands in for the input (its parameters where known);
+    `acceptable`: PyTorch's own torch.cudnn_is_acceptable(input), where the op ran."""
+    op: str  # "lstm", "lstm_cell", "quantized_lstm", ... or "loop"
+    tensor: object = None
+    acceptable: bool | None = None
+    what: str = ""  # for a loop: what was called again and again
+
+    def finding(self, path: str) -> Finding:
+        if self.op == "loop":
+            return Finding("gate_loop", f"{self.what}, with sigmoid and tanh gates and no fused "
+                           "RNN op: a Python loop over time steps, which never uses cuDNN.",
+                           "Run the whole sequence through nn.LSTM or nn.GRU (one call).", path)
+        if self.op in _QUANTIZED_OPS:
+            return Finding("quantized", f"calls aten::{self.op}: PyTorch's quantized CPU "
+                           "kernels, never cuDNN.", "Keep a float RNN for the GPU.", path)
+        whole = {"lstm_cell": "nn.LSTM", "gru_cell": "nn.GRU"}.get(self.op, "nn.RNN")
+        return Finding("cell_loop", f"calls torch.{self.op}, one time step per call, so a loop "
+                       "over it never uses cuDNN.", f"Run the whole sequence through {whole}.",
+                       path)
+
+
+def _read_by_class(m) -> bool:
+    """check_module reads this module by its class: what runs inside it is judged there."""
+    from torch import nn
+    import torch
+    cls = getattr(m, "original_name", None) if isinstance(m, torch.jit.ScriptModule) else None
+    name = cls or type(m).__name__
+    return isinstance(m, (nn.RNNBase, nn.RNNCellBase)) or (
+        name in ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell")
+        and (isinstance(m, torch.jit.ScriptModule)
+             or type(m).__module__.startswith(("torch.ao.nn", "torch.nn.quantiz"))))
+
+
+def _first_tensor(items):
+    """The first tensor in a list of parameters (the op's weights), else None."""
+    for item in items if isinstance(items, (list, tuple)) else ():
+        if hasattr(item, "device") and hasattr(item, "dtype"):
+            return item
+    return None
+
+
+class _Events(list):
+    """What one forward (or graph) did, in order: [key, gates] for each call of a submodule or
+    use of a parameter, with the sigmoid/tanh gates that ran after it."""
+    def use(self, key):
+        self.append([key, set()])
+
+    def gate(self, name):
+        if self:
+            self[-1][1].add(name)
+
+    def loop(self):
+        """(key, count) where the same submodule or parameter starts two or more stretches
+        that each run sigmoid and tanh gates: one time step each. None otherwise."""
+        starts: dict = {}
+        for i, (key, _) in enumerate(self):
+            starts.setdefault(key, []).append(i)
+        for key, at in starts.items():
+            bounds = at + [len(self)]
+            if len(at) > 1 and all({"sigmoid", "tanh"} <= set().union(
+                    *(g for _, g in self[a:b])) for a, b in zip(bounds, bounds[1:])):
+                return key, len(at)
+        return None
+
+
+class _Frame:
+    """One module call in progress."""
+    def __init__(self, module):
+        self.module, self.events, self.gates = module, _Events(), set()
+
+
+def _run_forward(module, sample, where) -> list:
+    """Call module(sample) once (eval mode, no gradients, training flags restored) and record
+    what its forward runs: [(path, _RNNCall)] for every RNN op outside the modules read by
+    class (torch.lstm, torch._VF.lstm, cell ops, quantized ops) and every loop over gates.
+    `where(m)`: the path of a module. Raises what the forward raises."""
+    import torch
+    from torch import nn
+    from torch.nn.modules import module as nn_module
+    from torch.overrides import TorchFunctionMode
+
+    stack: list[_Frame] = []
+    found: list = []
+    ops = _FUSED_OPS + _CELL_OPS + _QUANTIZED_OPS
+
+    def enter(m, args):
+        if stack and not _read_by_class(m):
+            stack[-1].events.use(("module", id(m)))
+        stack.append(_Frame(m))
+
+    def gate(frame, name):
+        frame.gates.add(name)
+        frame.events.gate(name)
+
+    def leave(m, args, output):
+        if not stack or stack[-1].module is not m:
+            return
+        frame = stack.pop()
+        for name in frame.gates if stack else ():
+            gate(stack[-1], name)
+        loop = None if _read_by_class(m) else frame.events.loop()
+        if loop:
+            (kind, key), count = loop
+            what = (f"calls {names.get(key, 'a submodule')}" if kind == "module"
+                    else "uses one of its parameters")
+            found.append((where(m), _RNNCall("loop", what=f"{type(m).__name__}.forward {what} "
+                                             f"{count} times")))
+
+    class Recorder(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if stack:
+                frame = stack[-1]
+                for a in list(args) + [x for a in args if isinstance(a, (list, tuple)) for x in a]:
+                    if isinstance(a, nn.Parameter):
+                        frame.events.use(("parameter", id(a)))
+                if _gate_name(func):
+                    gate(frame, _gate_name(func))
+                op = _aten_name(func)
+                if op in ops and not _read_by_class(frame.module) and args:
+                    params = next((a for a in args[1:] if isinstance(a, (list, tuple)) and
+                                   len(a) > 2), ())
+                    inputs, weight = args[0], _first_tensor(params)
+                    acceptable = (bool(torch.cudnn_is_acceptable(inputs))
+                                  if op in _FUSED_OPS and isinstance(inputs, torch.Tensor) else None)
+                    found.append((where(frame.module), _RNNCall(
+                        op, inputs if weight is None else weight, acceptable)))
+            return func(*args, **kwargs)
+
+    names = {id(m): f"{type(m).__name__} ({where(m)})" for m in module.modules()}
+    training = [(m, m.training) for m in module.modules()]
+    args = sample if isinstance(sample, tuple) else (sample,)
+    kwargs = sample if isinstance(sample, dict) else {}
+    hooks = [nn_module.register_module_forward_pre_hook(enter),
+             nn_module.register_module_forward_hook(leave, always_call=True)]
+    try:
+        module.eval()
+        with torch.no_grad(), Recorder():
+            module(**kwargs) if kwargs else module(*args)
+    finally:
+        for hook in hooks:
+            hook.remove()
+        for m, flag in training:
+            m.training = flag
+    return found
+
+
+def _graph_calls(graph_module, top: str) -> list:
+    """[(path, _RNNCall)] for the RNN ops in an FX graph (torch.export's ExportedProgram
+    .module(), torch.fx.symbolic_trace), and a loop over gates where the same weights serve
+    one op again and again beside sigmoid and tanh gates."""
+    import functools as ft
+    from torch import nn
+    found, events, fused = [], _Events(), False
+
+    def fetch(node):  # a get_attr node's tensor
+        try:
+            return ft.reduce(getattr, node.target.split("."), graph_module)
+        except AttributeError:
+            return None
+
+    for node in graph_module.graph.nodes:
+        if node.op == "call_module":
+            sub = fetch(node)
+            fused = fused or _read_by_class(sub)
+            if not _read_by_class(sub):
+                events.use(("module", node.target))
+            gate = {nn.Sigmoid: "sigmoid", nn.Tanh: "tanh"}.get(type(sub))
+            if gate:
+                events.gate(gate)
+            continue
+        if node.op not in ("call_function", "call_method"):
+            continue
+        name = _aten_name(node.target) or getattr(node.target, "__name__", str(node.target))
+        for arg in node.args:
+            if getattr(arg, "op", None) == "get_attr":
+                events.use((name, arg.target))
+        if _gate_name(node.target):
+            events.gate(_gate_name(node.target))
+        op = _aten_name(node.target) if node.op == "call_function" else ""
+        if op not in _FUSED_OPS + _CELL_OPS + _QUANTIZED_OPS:
+            continue
+        fused = True
+        stack = node.meta.get("nn_module_stack") or {}
+        path = (list(stack.values())[-1][0] if stack else "") or top
+        params = next((a for a in node.args[1:] if isinstance(a, (list, tuple)) and len(a) > 2),
+                      ())
+        tensor = None
+        for arg in list(params) + [node.args[0]]:
+            value = arg.meta.get("val") if hasattr(arg, "meta") else None
+            value = value if value is not None else (
+                fetch(arg) if getattr(arg, "op", None) == "get_attr" else None)
+            if value is not None and hasattr(value, "device"):
+                tensor = _TensorInfo(value.device, value.dtype)
+                break
+        found.append((path, _RNNCall(op, tensor)))
+    loop = None if fused else events.loop()
+    if loop:
+        (kind, target), count = loop
+        what = (f"the graph calls {target} {count} times" if kind == "module" else
+                f"the graph's {kind} uses {target} {count} times")
+        found.append((top, _RNNCall("loop", what=what)))
+    return found
+
+
+def _calls_of(module, sample, top, where) -> tuple[list, str]:
+    """What the module's forward runs: ([(path, _RNNCall)], "" or why it could not look).
+    A graph is read; a sample is run; otherwise forward is traced with torch.fx."""
+    import warnings as w
+    import torch
+    module = getattr(module, "_orig_mod", module)  # torch.compile's wrapper: the module inside
+    if isinstance(module, torch.fx.GraphModule):
+        return _graph_calls(module, top), ""
+    if sample is not None:
+        try:
+            return _run_forward(module, sample, lambda m: where.get(id(m)) or
+                                f"{type(m).__name__} (outside the module tree)"), ""
+        except Exception as exc:  # the reader's module: anything can go wrong
+            return [], f"forward could not run on your sample ({type(exc).__name__}: " \
+                f"{_first_line(exc)[:160]})"
+    if _read_by_class(module) or isinstance(module, torch.jit.ScriptModule):
+        return [], ""  # read by class, or by its scripted graph below
+    try:
+        with w.catch_warnings():
+            w.simplefilter("ignore")
+            traced = torch.fx.symbolic_trace(module)
+    except Exception as exc:  # control flow on the input, a missing forward, ...
+        return [], f"torch.fx could not trace its forward without an input ({type(exc).__name__}" \
+            f": {_first_line(exc)[:160]})"
+    return _graph_calls(traced, top), ""
+
+
+def check_module(module, sample=None) -> list[Finding]:
+    """Findings for every RNN a PyTorch module runs: every nn.LSTM, nn.GRU and nn.RNN; every
+    cell (nn.LSTMCell, nn.GRUCell, nn.RNNCell, torch.lstm_cell), which some Python loop calls
+    step by step; every RNN op a forward calls itself (torch.lstm, torch._VF.lstm); and loops
+    over hand-written gates (torch.ao.nn.quantizable.LSTM is one). It sees through
+    torch.jit.script and torch.jit.trace (their submodules keep the original class), reads
+    the graph of a torch.export ExportedProgram (or its .module()) and of torch.fx, flags
+    quantized RNNs (never cuDNN) and RNNs kept in a plain list, dict or tuple outside the
+    registered module tree, and says "cannot inspect" where it cannot look.
+
+    sample: one batch of your inputs (a tensor, a tuple of forward's arguments, or a dict of
+    keyword arguments). With it, check_module runs forward once and records the ops it calls
+    (and PyTorch's own test of each RNN op's input, torch.cudnn_is_acceptable); without it, it
+    traces forward with torch.fx where it can.
 
     PyTorch decides per call, in C++ (aten/src/ATen/native/RNN.cpp, use_cudnn): the input is
     a CUDA tensor, cuDNN is enabled, and the dtype is float16, float32 or float64 (bfloat16
@@ -405,6 +731,10 @@ def check_module(module) -> list[Finding]:
     import torch
     from torch import nn
 
+    exported = getattr(torch, "export", None)
+    label = ""
+    if exported is not None and isinstance(module, getattr(exported, "ExportedProgram", ())):
+        label, module = "ExportedProgram", module.module()  # its graph and parameters
     if not isinstance(module, nn.Module):
         return [Finding("cannot_inspect", f"cannot inspect a {type(module).__name__}: it is not "
                         "an nn.Module (a scripted or traced function keeps no modules to read).",
@@ -433,11 +763,36 @@ def check_module(module) -> list[Finding]:
                                    for n, x in sub.named_modules())
     rnn_ops = ("aten::lstm", "aten::gru", "aten::rnn_tanh", "aten::rnn_relu")
     found_rnn = False
-    top = getattr(module, "original_name", None) or type(module).__name__
+    top = label or getattr(module, "original_name", None) or type(module).__name__
+    where = {id(m): name or top for name, m in modules}
+    calls, cannot = _calls_of(module, sample, top, where)
+    modules.extend(dict(((path, c.op), (path, c)) for path, c in calls).values())  # once each
+    looped: set = set()  # modules inside a loop reported by class
     for name, m in modules:
         path = name or top
         original = getattr(m, "original_name", None)  # scripted or traced submodule
         cls = original if isinstance(m, torch.jit.ScriptModule) and original else type(m).__name__
+        if isinstance(m, _RNNCall) and (m.op not in _FUSED_OPS or m.tensor is None):
+            found_rnn = True
+            if m.op == "loop" and path in looped:
+                continue
+            findings.append(m.finding(path) if m.tensor is not None or m.op not in _FUSED_OPS
+                            else Finding("cannot_inspect", f"cannot tell which device and dtype "
+                                         f"this torch.{m.op} call gets.", "Pass sample= (one "
+                                         "batch of your inputs) to run it.", path))
+            continue
+        if not isinstance(m, _RNNCall) and type(m).__module__.startswith(
+                ("torch.ao.nn.quantizable", "torch.ao.nn.quantized.modules")) and \
+                cls in ("LSTM", "LSTMCell") and path not in looped:
+            found_rnn = True
+            looped.update(where.get(id(x), "") for x in m.modules())
+            findings.append(Finding("gate_loop", f"{type(m).__module__.split('.modules')[0]}"
+                                    f".{cls} runs its gates as Linear layers in a Python loop "
+                                    "over time steps: no fused RNN op, never cuDNN.",
+                                    "Train and run on the GPU with nn.LSTM; convert to the "
+                                    "quantizable LSTM only for the quantized model you serve on "
+                                    "CPU.", path))
+            continue
         if type(m).__module__.startswith(("torch.ao.nn.quantized", "torch.nn.quantized")) and \
                 cls in ("LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"):
             found_rnn = True
@@ -458,9 +813,12 @@ def check_module(module) -> list[Finding]:
             weights = [w for w in m._flat_weights if isinstance(w, torch.Tensor)]
         elif isinstance(m, torch.jit.ScriptModule) and cls in ("LSTM", "GRU", "RNN"):
             weights = [w for _, w in m.named_parameters(recurse=False)]  # the same aten call
+        elif isinstance(m, _RNNCall):  # an RNN op of your forward: it decides by its input
+            weights, cls = [m.tensor], f"torch.{m.op}"
         else:
             continue
         found_rnn = True
+        before = len(findings)
         if not weights:
             findings.append(Finding("cannot_inspect", f"cannot inspect {cls}: it has no "
                                     "weights to read.", "Pass the module with its weights.", path))
@@ -492,6 +850,21 @@ def check_module(module) -> list[Finding]:
                                     "buffer: PyTorch warns and copies them on every call.",
                                     "Call flatten_parameters() after replacing weights, and at "
                                     "the start of forward() under DataParallel.", path))
+        if isinstance(m, _RNNCall) and m.acceptable is False and len(findings) == before:
+            findings.append(Finding("cudnn_refused", "PyTorch's own test "
+                                    "(torch.cudnn_is_acceptable) refused this call's input for "
+                                    "a reason this checker cannot name.", "Compare the input's "
+                                    "device, dtype and size with a plain nn.LSTM call.", path))
+    if sample is not None and cannot:  # you asked for a run: say that it failed
+        findings.append(Finding("cannot_inspect", f"cannot inspect what runs: {cannot}.",
+                                "Pass what forward() takes: a tensor, a tuple of its arguments "
+                                "or a dict of keyword arguments.", top))
+    elif cannot and not found_rnn:  # never silence where the checker could not look
+        findings.append(Finding("cannot_inspect", f"found no RNN module, and {cannot}: an RNN op "
+                                "its forward calls itself (torch.lstm, torch._VF.lstm) or a loop "
+                                "over gates would not show.", "Pass sample= (one batch of your "
+                                "inputs): check_module then runs forward once and records the "
+                                "ops it calls.", top))
     if not found_rnn and isinstance(module, torch.jit.ScriptModule):
         try:
             graph = str(module.inlined_graph)
@@ -529,6 +902,11 @@ class _Probe:
         self.records: dict[int, _Record] = {}
         self.stack: list = []  # the RNN layers (or fused Bidirectional layers) being called
         self.undo: list = []
+        self.hits = 0  # calls of the cuDNN function, counted or not
+        # > 0 while Keras makes calls the reader did not: building the model on symbolic inputs,
+        # or retrying each direction after a fused Bidirectional call the recorder failed.
+        self.mute = 0
+        self.fused: list[list] = []  # one per Bidirectional.call running: [True] once muted
 
     def record(self, layer) -> _Record:
         return self.records.setdefault(id(layer), _Record(layer))
@@ -551,9 +929,11 @@ class _Probe:
             return
         original, probe = cls.__dict__[name], self
 
+        @functools.wraps(original)
         def wrapper(layer, *args, **kwargs):
             rec = probe.record(layer)
-            if not probe.stack or probe.stack[-1] is not layer:  # RNN.inner_loop inside LSTM's
+            # RNN.inner_loop inside LSTM's is the same call; a muted call is not the reader's.
+            if not probe.mute and (not probe.stack or probe.stack[-1] is not layer):
                 rec.calls += 1
                 mask = args[masked_arg] if masked_arg is not None and len(args) > masked_arg \
                     else kwargs.get("mask")
@@ -561,23 +941,78 @@ class _Probe:
                     mask = mask[0] if mask else None
                 if mask is not None:
                     rec.masked_calls += 1
-                    rec.call_masks.append(_to_numpy(mask))
+                    mask = _to_numpy(mask)
+                    if mask is not None:
+                        rec.call_masks.append(mask)
             probe.stack.append(layer)
-            before = rec.cudnn
+            before = probe.hits
             try:
                 return original(layer, *args, **kwargs)
             except ValueError as exc:
-                if generic is None or rec.cudnn == before or "use_cudnn=True" not in str(exc):
+                if generic is None or probe.hits == before or "use_cudnn=True" not in str(exc):
                     raise
                 return generic(layer, *args, **kwargs)
             finally:
                 probe.stack.pop()
+        # Keras reads a layer's call signature (TimeDistributed passes a mask only to a layer
+        # whose call takes one): the recorder keeps the original's.
+        wrapper.__signature__ = inspect.signature(original)
         self.patch(cls, name, wrapper)
+
+    def wrap_fused(self, cls):
+        """Keras >= 3.15 on JAX and PyTorch runs a Bidirectional LSTM (PyTorch: and GRU) as one
+        fused call where its own test allows; that call decides for both directions. The
+        recorder fails it, and Keras then retries each direction with its own arguments; on a
+        GPU the fused call returns, so that retry is muted."""
+        names = [n for n in ("_call_fused_lstm", "_call_fused_gru") if n in cls.__dict__]
+        if not names or "call" not in cls.__dict__:
+            return
+        probe, call = self, cls.__dict__["call"]
+
+        @functools.wraps(call)
+        def bidirectional_call(layer, *args, **kwargs):
+            probe.fused.append([])
+            try:
+                return call(layer, *args, **kwargs)
+            finally:
+                if probe.fused.pop():
+                    probe.mute -= 1
+        bidirectional_call.__signature__ = inspect.signature(call)
+        self.patch(cls, "call", bidirectional_call)
+        for name in names:
+            def fused(layer, *args, _original=cls.__dict__[name], **kwargs):
+                probe.stack.append(layer)
+                before = probe.hits
+                try:
+                    return _original(layer, *args, **kwargs)
+                except NotImplementedError:
+                    if probe.hits != before and probe.fused and not probe.fused[-1]:
+                        probe.fused[-1].append(True)  # the fused call reached cuDNN
+                        probe.mute += 1
+                    raise
+                finally:
+                    probe.stack.pop()
+            self.patch(cls, name, fused)
+
+    def mute_while(self, owner, name):
+        """Calls made inside owner.name are not the reader's (Keras building a model by
+        calling it on symbolic inputs)."""
+        original, probe = getattr(owner, name), self
+
+        @functools.wraps(original)
+        def muted(*args, **kwargs):
+            probe.mute += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                probe.mute -= 1
+        self.patch(owner, name, muted)
 
     def reached(self, mask=None, mask_ok=True, dtype=None):
         """The cuDNN function was called, by the layer on top of the stack; with a mask, which
         the library accepted (mask_ok) or refused."""
-        if not self.stack:
+        self.hits += 1
+        if self.mute or not self.stack:
             return
         top = self.stack[-1]
         layers = ([top.forward_layer, top.backward_layer] if hasattr(top, "forward_layer")
@@ -596,10 +1031,14 @@ class _Probe:
 
 
 def _to_numpy(x):
+    """The values of a tensor, or None for one that has none yet (a symbolic tensor)."""
     import numpy as np
-    if hasattr(x, "detach"):
-        x = x.detach().cpu()
-    return np.asarray(x)
+    try:
+        if hasattr(x, "detach"):
+            x = x.detach().cpu()
+        return np.asarray(x)
+    except Exception:  # a graph tensor, a tracer: no values to read
+        return None
 
 
 def _probe_keras3(probe: _Probe, backend: str):
@@ -610,8 +1049,8 @@ def _probe_keras3(probe: _Probe, backend: str):
     probe.wrap_method(rnn.RNN, "inner_loop", masked_arg=2)
     probe.wrap_method(lstm.LSTM, "inner_loop", masked_arg=2, generic=generic_loop)
     probe.wrap_method(gru.GRU, "inner_loop", masked_arg=2, generic=generic_loop)
-    for name in ("_call_fused_lstm", "_call_fused_gru"):  # Keras >= 3.14
-        probe.wrap_method(bidirectional.Bidirectional, name)
+    probe.wrap_fused(bidirectional.Bidirectional)  # Keras >= 3.15
+    probe.mute_while(kb, "compute_output_spec")
     if backend == "tensorflow":
         import tensorflow as tf
         brnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
@@ -620,7 +1059,7 @@ def _probe_keras3(probe: _Probe, backend: str):
             def fake(inputs, *args, **kwargs):
                 mask = args[mask_index - 1] if len(args) >= mask_index else kwargs.get("mask")
                 ok = True
-                if mask is not None:
+                if mask is not None and not probe.mute:
                     try:  # Keras's own check, which fails the cuDNN call on a GPU
                         brnn._assert_valid_mask(mask)
                     except tf.errors.InvalidArgumentError:
@@ -825,6 +1264,10 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
     inputs. Where the probe cannot run, the static reading stands in, and `.probe` says so."""
     tracked = rnn_layers(model) if _kind(model) is None else [(model.name, model)]
     static = {id(layer): (path, layer, check_layer(layer, path)) for path, layer in tracked}
+    for bi in _bidirectionals(model):  # a fused call: the backward's arguments do not count
+        fwd, bwd = static.get(id(bi.forward_layer)), static.get(id(bi.backward_layer))
+        if fwd and bwd and not fwd[2] and _fused_bidirectional(bi):
+            bwd[2].clear()
     for _, _, found in static.values():
         for f in found:
             f.source = "static"

@@ -1,0 +1,103 @@
+"""Keras 3 cases the checker used to miss, judged by the backend's own decision.
+
+Run in its own process, one backend per process (tests/test_checker_blind_spots.py runs it):
+
+    KERAS_BACKEND=jax python tests/blind_spots_keras3.py
+
+For each case it asks Keras itself, with a GPU pretended by the backend's
+snippets/criteria/<backend>/_pretend_gpu.py (which shares no code with the checker), whether every
+RNN direction the model runs reaches cuDNN, then asks the checker two ways: the probe on the
+same batch, and the static reading (probe=False). Prints one JSON object; the TensorFlow
+backend's cases run in the test's own process (judge_cases()).
+
+The fused Bidirectional (Keras >= 3.15, JAX and PyTorch): Keras first tries one fused call for
+both directions. The recorder fails it, and Keras then retries each direction; on a GPU the fused
+call returns. So the library sends both directions to cuDNN exactly when it made the fused call,
+or, where it did not, when each direction made its own call.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BACKEND = os.environ.get("KERAS_BACKEND", "tensorflow")
+HELPERS = {"tensorflow": "tf_backend", "jax": "jax_backend", "torch": "torch_backend"}
+sys.path.insert(0, str(REPO / "snippets"))
+sys.path.insert(0, str(REPO / "snippets" / "criteria" / HELPERS[BACKEND]))
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # noqa: E402
+import _pretend_gpu  # noqa: E402  (sets and checks KERAS_BACKEND)
+
+import keras  # noqa: E402
+
+import cudnn_check  # noqa: E402
+
+L = keras.layers
+
+
+def bidirectional(forward, backward):
+    inp = keras.Input((5, 3))
+    return keras.Model(inp, L.Bidirectional(forward, backward_layer=backward, name="bi")(inp),
+                       name="m")
+
+
+class Recommender(keras.Model):
+    """A subclassed model, not built until its first call."""
+    def __init__(self, rnn):
+        super().__init__(name="rec")
+        self.rnn = rnn
+
+    def call(self, x):
+        return self.rnn(x)
+
+
+def cases():
+    yield "backward unroll=True", 2, lambda: bidirectional(
+        L.LSTM(4, name="f"), L.LSTM(4, go_backwards=True, unroll=True, name="b"))
+    yield "forward unroll=True", 2, lambda: bidirectional(
+        L.LSTM(4, unroll=True, name="f"), L.LSTM(4, go_backwards=True, name="b"))
+    yield "backward recurrent_dropout", 2, lambda: bidirectional(
+        L.LSTM(4, name="f"), L.LSTM(4, go_backwards=True, recurrent_dropout=0.2, name="b"))
+    if BACKEND != "jax":  # JAX has no cuDNN GRU at all
+        yield "GRU backward unroll=True", 2, lambda: bidirectional(
+            L.GRU(4, name="f"), L.GRU(4, go_backwards=True, unroll=True, name="b"))
+    yield "unbuilt subclassed LSTM", 1, lambda: Recommender(L.LSTM(4))
+    yield "unbuilt subclassed LSTM, unroll=True", 1, lambda: Recommender(L.LSTM(4, unroll=True))
+
+
+def library_takes_cudnn(model, x, directions) -> bool:
+    if BACKEND == "torch":
+        x = _pretend_gpu.cuda_looking(x)
+    with _pretend_gpu.pretend_gpu() as calls:
+        model(x)
+    fused = sum(c.startswith("bidirectional") for c in calls)
+    return fused > 0 or len(calls) >= directions
+
+
+def judge_cases() -> list[dict]:
+    x = np.random.default_rng(0).normal(size=(2, 5, 3)).astype("float32")
+    out = []
+    for name, directions, make in cases():
+        model = make()
+        # The checker first: an unbuilt model must reach it unbuilt. The static reading gets a
+        # copy of its own, so that no call of one decides another.
+        sample = cudnn_check.check_model(model, sample=x)
+        static = cudnn_check.check_model(make(), probe=False)
+        library = library_takes_cudnn(model, x, directions)
+        out.append({"case": name, "library_takes_cudnn": library, "probe": sample.probe,
+                    "sample": [[f.layer, f.criterion] for f in sample],
+                    "static": [[f.layer, f.criterion] for f in static]})
+    return out
+
+
+def main() -> int:
+    print(json.dumps({"backend": BACKEND, "keras": keras.__version__, "cases": judge_cases()}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
