@@ -8,7 +8,8 @@ Run in its own process, because Keras reads KERAS_BACKEND once, when it is impor
 For each generated layer it asks Keras itself, with a GPU pretended by the backend's
 snippets/criteria/<backend>/_pretend_gpu.py: did Keras's unchanged decision code call cuDNN?
 Then it asks the checker. It prints one JSON object: the backend, how many layers and masks were
-compared, and every disagreement. Exit status 1 when there is one.
+compared, how many of them Keras sent to cuDNN, and every disagreement. Exit status 1 when there
+is one.
 """
 from __future__ import annotations
 
@@ -119,26 +120,29 @@ def random_layer(rng: random.Random):
     return kind, described, layer
 
 
-def compare_layers(n: int, seed: int = 0) -> list[dict]:
+def compare_layers(n: int, seed: int = 0) -> tuple[list[dict], int]:
+    """The disagreements, and how many layers Keras sent to cuDNN."""
     rng = random.Random(seed)
     x = np.random.default_rng(seed).normal(size=(2, 3, 2)).astype("float32")
-    mismatches = []
+    mismatches, eligible = [], 0
     for i in range(n):
         kind, cfg, layer = random_layer(rng)
         training = rng.random() < 0.5
         keras_says = keras_calls_cudnn(layer, x, training=training)
+        eligible += keras_says
         findings = list(cudnn_check.check_model(layer, probe=False))  # the rules, not the probe
         if (findings == []) != keras_says:
             mismatches.append({"i": i, "kind": kind, "config": cfg, "training": training,
                                "keras_calls_cudnn": keras_says,
                                "findings": [f.criterion for f in findings]})
-    return mismatches
+    return mismatches, eligible
 
 
-def compare_masks(n: int, seed: int = 1) -> list[dict]:
+def compare_masks(n: int, seed: int = 1) -> tuple[list[dict], int]:
+    """The disagreements, and how many masks Keras sent to cuDNN."""
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(3, 4, 2)).astype("float32")
-    mismatches = []
+    mismatches, eligible = [], 0
     for i in range(n):
         if rng.random() < 0.5:  # right-padded, some rows possibly empty
             mask = np.arange(4)[None, :] < rng.integers(0, 5, size=(3, 1))
@@ -146,11 +150,12 @@ def compare_masks(n: int, seed: int = 1) -> list[dict]:
             mask = rng.random((3, 4)) < rng.random()
         layer = keras.layers.LSTM(3)
         keras_says = keras_calls_cudnn(layer, x, mask=mask)
+        eligible += keras_says
         findings = cudnn_check.check_mask(mask)
         if (findings == []) != keras_says:
             mismatches.append({"i": i, "mask": mask.tolist(), "keras_calls_cudnn": keras_says,
                                "findings": [f.criterion for f in findings]})
-    return mismatches
+    return mismatches, eligible
 
 
 def main() -> int:
@@ -158,10 +163,11 @@ def main() -> int:
     ap.add_argument("--configs", type=int, default=500)
     ap.add_argument("--masks", type=int, default=60)
     args = ap.parse_args()
-    layers = compare_layers(args.configs)
-    masks = compare_masks(args.masks)
+    layers, eligible_layers = compare_layers(args.configs)
+    masks, eligible_masks = compare_masks(args.masks)
     print(json.dumps({"backend": keras.backend.backend(), "keras": keras.__version__,
                       "configs": args.configs, "masks": args.masks,
+                      "eligible_layers": eligible_layers, "eligible_masks": eligible_masks,
                       "mismatches": layers + masks}, default=str))
     return 1 if layers or masks else 0
 
