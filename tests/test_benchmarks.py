@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pipeline import charts, records, runner
 
@@ -202,24 +203,29 @@ def test_every_benchmark_has_its_output_and_chart_on_the_benchmarks_page():
     assert "<!-- machines-on-record -->" in text
 
 
-def test_published_numbers_come_from_the_facts_file_and_sit_apart():
-    """The trade-offs page's published section draws the data file (no hand-written table), and
-    every source in the data file is one the facts file lists under "Published numbers"."""
+def test_published_numbers_cite_only_sources_the_fact_sheet_vouches_for():
+    """Every source in data/published_speedups.yml is one the team's fact sheet lists under
+    "Published numbers": data/published_sources.yml, copied from it into the repository."""
     from pipeline import published
-    facts = (REPO.parent / "shared" / "reference" / "facts.md")
-    if not facts.is_file():
-        pytest.skip("facts.md is not available here")
-    section = facts.read_text().split("## Published numbers", 1)[1].split("\n## ", 1)[0]
-    for row in published.load():
+    vouched = "\n".join(s["name"] for s in
+                        yaml.safe_load((REPO / "data" / "published_sources.yml").read_text()))
+    rows = published.load()
+    assert rows
+    for row in rows:
         names = re.findall(r"[\w.-]+/[\w.-]+(?:#\d+)?|arXiv:\d+\.\d+|cuDNN 5",
                            row["source"]["name"])
-        assert names and all(n in section for n in names), row["source"]["name"]
-    for lang in ("", "es"):
-        text = page("trade-offs", lang)
-        head, published_part = re.split(r"\n## (?:Published numbers|Cifras publicadas)", text)
-        assert "<!-- published-speedups -->" in published_part
-        assert not [l for l in published_part.splitlines() if l.startswith("|")]
-        assert "<!-- chart" not in published_part and "<!-- output" not in published_part
+        assert names and all(n in vouched for n in names), row["source"]["name"]
+
+
+@pytest.mark.parametrize("lang", ["", "es"])
+def test_published_numbers_sit_apart_on_the_trade_offs_page(lang):
+    """The trade-offs page's published section draws the data file (no hand-written table, no
+    chart or output of this site's runs)."""
+    text = page("trade-offs", lang)
+    head, published_part = re.split(r"\n## (?:Published numbers|Cifras publicadas)", text)
+    assert "<!-- published-speedups -->" in published_part
+    assert not [line for line in published_part.splitlines() if line.startswith("|")]
+    assert "<!-- chart" not in published_part and "<!-- output" not in published_part
 
 
 def test_run_command_records_each_benchmark_under_the_machines_folder(tmp_path):
