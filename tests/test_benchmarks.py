@@ -24,6 +24,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import ratio_stability  # noqa: E402
 import run_benchmarks  # noqa: E402
 
+sys.path.insert(0, str(REPO / "tests"))
+import chart_geometry  # noqa: E402
+
 # Measured by every build (the GPU half of cpu_vs_gpu only where there is a GPU).
 CPU_BENCHMARKS = ["batch_size_sweep", "cpu_vs_gpu", "keras_rnn_variants",
                   "lstm_recurrent_dropout", "torch_lstm_vs_cell_loop", "unroll_sweep"]
@@ -67,6 +70,18 @@ def test_every_benchmark_snippet_is_known_here():
 def test_each_snippet_writes_exactly_the_known_result_files(measured):
     expected = set(RESULTS) | (set(GPU_RESULTS) if gpu_visible() else set())
     assert {name.split(" (")[0] for name in measured} == expected
+
+
+@pytest.mark.parametrize("name", RESULTS)
+def test_each_chart_draws_the_medians_it_was_given(measured, name, tmp_path):
+    """The chart the pages show for this build's run, read back from its SVG: bar lengths or
+    line points placed by the medians of the result file (tests/chart_geometry.py)."""
+    data, path = measured[name]
+    svg = charts.chart_svg(name, [path], [], tmp_path)
+    if any(r.get("x") is not None for r in data["results"]):
+        chart_geometry.assert_lines_show(svg, [data], log_x=bool(data.get("x_log")))
+    else:
+        chart_geometry.assert_bars_show(svg, [data])
 
 
 @pytest.mark.parametrize("name", RESULTS)
