@@ -13,22 +13,13 @@ is one or two arguments away from the defaults.
 
 The judge's verdict is the library's, read with a different instrument from the checker's probe.
 The probe replaces Keras's own functions (`_is_gpu_available`, `_cudnn_lstm`, ...) and re-runs
-Keras's mask check; the judge touches none of them. It pretends a GPU one level lower, in the
-framework, lets all of Keras's code run, and watches the framework call that would run cuDNN:
-
-- TensorFlow: `tf.config.list_logical_devices("GPU")` lists one; the judge counts the calls of
-  `tf.raw_ops.CudnnRNNV3` (one per direction), which Keras makes after its own mask check. The
-  op itself then runs and fails on this CPU (it has no CPU kernel), and Keras falls back.
-- JAX: `jax.default_backend()` says "gpu"; the judge traces the model call with
-  `jax.make_jaxpr` and counts `rnn_fwd`, the primitive jax.experimental.rnn lowers to cuDNN's
-  RNN (two directions when bidirectional=True). Tracing needs the reserve-space size that the
-  CUDA plugin computes; without the plugin a stand-in answers 0. Nothing is run.
-- PyTorch: `torch.cuda.is_available()` and `torch.backends.cudnn.is_available()` answer yes, the
-  input is a CPU tensor whose `.device` reads `cuda:0`, and a TorchFunctionMode keeps Keras's
-  moves to "cuda" on the CPU; the judge counts the calls of `torch._VF.lstm`/`gru` (PyTorch's
-  fused RNN, cuDNN on a GPU; Keras's own fallback never calls it). They run on the CPU.
-- tf-keras: `tf.config.list_logical_devices` lists a GPU and the judge counts tf-keras's
-  `gpu_lstm`/`gpu_gru` calls, answered with tf-keras's own standard implementation.
+Keras's mask check; the judge touches none of them. For Keras 3, tests/keras3_witness.py
+pretends a GPU in the framework (tf.config, jax.default_backend, torch.cuda), lets all of Keras's
+code run, and counts the framework calls that run cuDNN (TensorFlow's CudnnRNNV3 op, the rnn_fwd
+primitive in the traced JAX program, torch._VF.lstm/gru). For tf-keras, the judge lists a GPU in
+`tf.config.list_logical_devices` (the probe patches tf-keras's get_context_device_type instead)
+and counts tf-keras's `gpu_lstm`/`gpu_gru` calls, answered with tf-keras's own standard
+implementation.
 
 The model takes cuDNN when every RNN direction it runs reached that call. The checker gets the
 same batch (`sample=`) and must say [] exactly then.
@@ -46,18 +37,20 @@ import importlib
 import json
 import os
 import random
-import re
 import sys
 import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
 KERAS2 = "--keras2" in sys.argv
 BACKEND = "tensorflow" if KERAS2 else os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 sys.path.insert(0, str(REPO / "snippets"))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
+
+import keras3_witness  # noqa: E402  (tests/)
 
 if KERAS2:
     import tensorflow as tf
@@ -72,20 +65,6 @@ L = keras.layers
 
 
 # ----------------------------------------------------------------- the library's verdict
-@contextlib.contextmanager
-def gpu_listed(config):
-    """tf.config (the module object given) lists a GPU; every other question goes through."""
-    real = config.list_logical_devices
-
-    def listing(device_type=None):
-        return ["pretended GPU"] if device_type == "GPU" else real(device_type)
-    config.list_logical_devices = listing
-    try:
-        yield
-    finally:
-        config.list_logical_devices = real
-
-
 @contextlib.contextmanager
 def keras2_pretend_gpu():
     """tf-keras believes a GPU is listed; its eager path then calls gpu_lstm/gpu_gru, which we
@@ -104,93 +83,10 @@ def keras2_pretend_gpu():
         return gpu
     lstm.gpu_lstm, gru.gpu_gru = counted(lstm, "standard_lstm"), counted(gru, "standard_gru")
     try:
-        with gpu_listed(config):
+        with keras3_witness.gpu_listed(config):
             yield calls
     finally:
         lstm.gpu_lstm, gru.gpu_gru = saved
-
-
-def tensorflow_directions(model, x) -> int:
-    """Calls of TensorFlow's cuDNN op, with a GPU listed by tf.config."""
-    import tensorflow as tf
-    calls = []
-    real = tf.raw_ops.CudnnRNNV3
-
-    def op(**kwargs):
-        calls.append(kwargs["rnn_mode"])
-        return real(**kwargs)  # no CPU kernel: it fails here, as cuDNN fails without a GPU
-    tf.raw_ops.CudnnRNNV3 = op
-    try:
-        with gpu_listed(tf.config):
-            model(x, training=False)
-    finally:
-        tf.raw_ops.CudnnRNNV3 = real
-    return len(calls)
-
-
-RNN_FWD = re.compile(r"\brnn_fwd\[[^\]]*?bidirectional=(True|False)")
-
-
-def jax_directions(model, x) -> int:
-    """rnn_fwd primitives in the traced call, with jax.default_backend() saying "gpu"."""
-    import jax
-    from jax._src.lib import gpu_rnn  # the module jax.experimental.rnn reads its sizes from
-    real_backend = jax.default_backend
-    stand_in = not hasattr(gpu_rnn, "compute_rnn_workspace_reserve_space_sizes")
-    jax.default_backend = lambda: "gpu"
-    if stand_in:  # a CPU jaxlib: the buffer size only shapes the trace
-        gpu_rnn.compute_rnn_workspace_reserve_space_sizes = lambda *args: (0, 0)
-    try:
-        with keras.StatelessScope():  # state a layer writes while traced stays in the trace
-            text = str(jax.make_jaxpr(lambda a: model(a, training=False))(x))
-    finally:
-        jax.default_backend = real_backend
-        if stand_in:
-            del gpu_rnn.compute_rnn_workspace_reserve_space_sizes
-    return sum(2 if both == "True" else 1 for both in RNN_FWD.findall(text))
-
-
-def torch_directions(model, x) -> int:
-    """Calls of PyTorch's fused RNN (torch._VF.lstm/gru), with CUDA pretended in torch."""
-    import torch
-    from torch.overrides import TorchFunctionMode
-
-    class CudaLooking(torch.Tensor):  # a CPU tensor that answers cuda:0 when asked its device
-        @property
-        def device(self):
-            return torch.device("cuda", 0)
-
-    def cuda(d) -> bool:
-        return isinstance(d, (str, torch.device)) and torch.device(d).type == "cuda"
-
-    calls = []
-
-    class KeepOnCpu(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            kwargs = dict(kwargs or {})
-            name = getattr(func, "__name__", "")
-            if func in (torch._VF.lstm, torch._VF.gru):
-                calls.append(2 if args[7] else 1)  # (input, hx, params, bias, layers,
-            if name in ("to", "cuda"):             #  dropout, train, bidirectional, ...)
-                args = tuple(a for a in args if not cuda(a))
-                if cuda(kwargs.get("device")):
-                    del kwargs["device"]
-                if name == "cuda" or (len(args) == 1 and not kwargs):
-                    return args[0]
-            elif cuda(kwargs.get("device")):
-                kwargs["device"] = "cpu"
-            return func(*args, **kwargs)
-
-    saved = torch.cuda.is_available, torch.backends.cudnn.is_available
-    torch.cuda.is_available = torch.backends.cudnn.is_available = lambda: True
-    inputs = [torch.as_tensor(a).as_subclass(CudaLooking) for a in x] if isinstance(x, list) \
-        else torch.as_tensor(x).as_subclass(CudaLooking)
-    try:
-        with KeepOnCpu():
-            model(inputs, training=False)
-    finally:
-        torch.cuda.is_available, torch.backends.cudnn.is_available = saved
-    return sum(calls)
 
 
 def directions_on_cudnn(model, x) -> int:
@@ -198,8 +94,7 @@ def directions_on_cudnn(model, x) -> int:
         with keras2_pretend_gpu() as calls:
             model(x, training=False)
         return len(calls)
-    return {"tensorflow": tensorflow_directions, "jax": jax_directions,
-            "torch": torch_directions}[BACKEND](model, x)
+    return keras3_witness.cudnn_directions(lambda a: model(a, training=False), x)
 
 
 # ----------------------------------------------------------------- planted wrong rules

@@ -31,7 +31,7 @@ from torch import nn  # noqa: E402
 
 import cudnn_check  # noqa: E402
 from _pretend_gpu import pretend_gpu  # noqa: E402  (the criteria pages' helper, not the checker)
-import judge_keras  # noqa: E402  (tests/: its instruments, on this process's TF backend)
+import keras3_witness  # noqa: E402  (tests/: the judge's instrument)
 
 JUDGE = REPO / "tests" / "judge_keras.py"
 CHECKER = REPO / "snippets" / "cudnn_check.py"
@@ -86,8 +86,8 @@ def _masked_model():
 
 def test_tf_backend_mask_depends_on_padding():
     """Without a sample the TF backend's verdict depends on the padding; with one it is what
-    Keras decides on that batch: the judge's count of TensorFlow's cuDNN op (CudnnRNNV3, which
-    Keras calls after its own mask check), with a GPU listed by tf.config."""
+    Keras decides on that batch: the judge's witness, the calls of TensorFlow's cuDNN op
+    (CudnnRNNV3, which Keras calls after its own mask check) with a GPU listed by tf.config."""
     model = _masked_model()
     report = cudnn_check.check_model(model)
     assert [(f.layer, f.criterion, f.source) for f in report] == [
@@ -95,7 +95,7 @@ def test_tf_backend_mask_depends_on_padding():
     assert report.layers == [("m/enc", "LSTM", "depends on the padding")]
     post = keras.utils.pad_sequences([[3, 7, 2], [5, 1]], maxlen=5, padding="post")
     pre = keras.utils.pad_sequences([[3, 7, 2], [5, 1]], maxlen=5)
-    assert [judge_keras.tensorflow_directions(model, b) for b in (post, pre)] == [1, 0]
+    assert [keras3_witness.cudnn_directions(model, b) for b in (post, pre)] == [1, 0]
     assert cudnn_check.check_model(model, sample=post) == []
     assert [f.criterion for f in cudnn_check.check_model(model, sample=pre)] == [
         "mask_right_padded"]

@@ -41,8 +41,9 @@ def run_python(code_or_args, backend: str, timeout=600):
 # ----------------------------------------------------------------- agreement, Keras 3 backends
 @pytest.mark.parametrize("backend", ["tensorflow", "jax", "torch"])
 def test_agrees_with_each_keras3_backend_own_decision(backend):
-    """500 generated layers and 60 masks per backend, each run through Keras's unchanged decision
-    code with a GPU pretended (tests/agreement_keras3.py, in a process of its own)."""
+    """500 generated layers and 60 masks per backend, each run through Keras's unchanged code
+    with a GPU pretended in the framework (tests/agreement_keras3.py with tests/keras3_witness.py,
+    in a process of its own), against the checker's rules; and a planted wrong rule is caught."""
     proc = run_python([AGREEMENT, "--configs", 500, "--masks", 60], backend)
     assert proc.stdout.strip(), proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -56,6 +57,8 @@ def test_agrees_with_each_keras3_backend_own_decision(backend):
         assert 0 < report["eligible_masks"] < report["masks"], report
     else:  # any mask means the generic loop
         assert report["eligible_masks"] == 0, report
+    # A checker with a planted wrong rule (a layer rule, a mask rule) disagrees on some cases.
+    assert report["planted"] and all(n > 0 for n in report["planted"].values()), report["planted"]
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 

@@ -108,12 +108,11 @@ def generic_ran(ops) -> bool:
 
 
 def _pretend_tf_gpu():
-    """A GPU listed by tf.config (tests/judge_keras.py's instrument): Keras 3 then calls
-    TensorFlow's cuDNN op, which has no CPU kernel, fails, and Keras falls back."""
+    """A GPU listed by tf.config (tests/keras3_witness.py): Keras 3 then calls TensorFlow's
+    cuDNN op, which has no CPU kernel, fails, and Keras falls back."""
     import tensorflow as tf
-    sys.path.insert(0, str(REPO / "tests"))
-    import judge_keras
-    return judge_keras.gpu_listed(tf.config)
+    import keras3_witness
+    return keras3_witness.gpu_listed(tf.config)
 
 
 def _masked_lstm(keras):
