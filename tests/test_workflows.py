@@ -161,7 +161,6 @@ def test_cpu_ci_publishes_the_strict_build_to_pages_only_from_a_push_to_main():
     # for Pages. `pull_request_target` or `workflow_run` would hand them the repository's.
     assert triggers(wf) == {"pull_request", "push"}
     assert wf["on"]["push"]["branches"] == ["main"]
-    jobs = wf["jobs"]
 
     # One deploy job in all the workflows: CPU CI's, with Pages' permissions and no others,
     # only on a push to main, and only after the job that tests and builds succeeded.
