@@ -5,14 +5,19 @@ Run in its own process, because Keras reads KERAS_BACKEND once, when it is impor
 
     KERAS_BACKEND=jax python tests/agreement_keras3.py --configs 500 --masks 60
 
-For each generated layer it asks Keras itself, with a GPU pretended by the backend's
-snippets/criteria/<backend>/_pretend_gpu.py: did Keras's unchanged decision code call cuDNN?
-Then it asks the checker. It prints one JSON object: the backend, how many layers and masks were
-compared, and every disagreement. Exit status 1 when there is one.
+For each generated layer it asks Keras itself, through tests/keras3_witness.py (a GPU pretended
+in the framework, below the functions the checker's probe and the criteria helpers patch): did
+Keras's unchanged code call the framework's cuDNN op? Then it asks the checker's rules
+(check_model(probe=False), check_mask). It prints one JSON object: the backend, how many layers
+and masks were compared, how many of them Keras sent to cuDNN, every disagreement, and how many
+layers or masks a checker with one planted wrong rule gets wrong (it must get some wrong: the
+comparison would not catch a wrong checker otherwise). Exit status 1 on a disagreement or a
+planted rule that went unnoticed.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -20,18 +25,19 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-BACKEND = os.environ.get("KERAS_BACKEND", "tensorflow")
-HELPERS = {"tensorflow": "tf_backend", "jax": "jax_backend", "torch": "torch_backend"}
+BACKEND = os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 sys.path.insert(0, str(REPO / "snippets"))
-sys.path.insert(0, str(REPO / "snippets" / "criteria" / HELPERS[BACKEND]))
+sys.path.insert(0, str(REPO / "tests"))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
-from _pretend_gpu import pretend_gpu  # noqa: E402  (sets and checks KERAS_BACKEND)
 
 import keras  # noqa: E402
+import keras3_witness  # noqa: E402
 
 import cudnn_check  # noqa: E402
+
+assert keras.backend.backend() == BACKEND, (keras.backend.backend(), BACKEND)
 
 
 def own_functions():
@@ -47,14 +53,6 @@ def own_functions():
     return torch.tanh, torch.sigmoid
 
 
-def inputs(x):
-    """What the layer is called with: CUDA-looking tensors on the PyTorch backend."""
-    if BACKEND == "torch":
-        from _pretend_gpu import cuda_looking
-        return cuda_looking(x)
-    return x
-
-
 class _GenericLoop(Exception):
     """Raised where Keras starts its generic loop: the choice is made by then."""
 
@@ -64,24 +62,47 @@ def _generic_loop(*args, **kwargs):
 
 
 def keras_calls_cudnn(layer, x, **kwargs) -> bool:
-    """Keras's own answer. The recorder fails each cuDNN call, so a layer with use_cudnn=True
-    may raise afterwards: a call made counts as cuDNN chosen. Keras's generic loop
-    (backend.rnn) is not run: it comes after the choice, and compiling it for every layer was
-    most of this run's time on JAX."""
+    """Keras's own answer, from the witness. On TensorFlow the cuDNN op fails on this CPU, so a
+    layer with use_cudnn=True raises afterwards (a ValueError): the call made counts as cuDNN
+    chosen. Keras's generic loop (backend.rnn) is not run: it comes after the choice, and
+    compiling it for every layer was most of this run's time on JAX."""
+    layer.build(x.shape)  # outside the witness: a JAX trace must not create the weights
+
+    def call(a):
+        try:
+            layer(a, **kwargs)
+        except ValueError as err:
+            if "use_cudnn=True was specified" not in str(err):
+                raise
     saved = keras.src.backend.rnn
     keras.src.backend.rnn = _generic_loop
     try:
-        with pretend_gpu() as calls:
-            try:
-                layer(inputs(x), **kwargs)
-            except _GenericLoop:
-                pass
-            except ValueError as err:
-                if "use_cudnn=True was specified" not in str(err):
-                    raise
+        return keras3_witness.cudnn_directions(call, x, stop=_GenericLoop) > 0
     finally:
         keras.src.backend.rnn = saved
-    return bool(calls)
+
+
+@contextlib.contextmanager
+def planted(name: str, wrong):
+    """The checker with `cudnn_check.<name>` replaced by `wrong(real, *args, **kwargs)`."""
+    real = getattr(cudnn_check, name)
+    setattr(cudnn_check, name, lambda *args, **kwargs: wrong(real, *args, **kwargs))
+    try:
+        yield
+    finally:
+        setattr(cudnn_check, name, real)
+
+
+def _use_bias_keeps_cudnn(real, *args, **kwargs):
+    """Wrong: use_bias=False keeps cuDNN (a layer rule dropped)."""
+    found = real(*args, **kwargs)
+    found[:] = [f for f in found if f.criterion != "use_bias"]
+    return found
+
+
+def _only_empty_rows_matter(real, *args, **kwargs):
+    """Wrong: any mask without a fully masked row keeps cuDNN (the padding rule dropped)."""
+    return [f for f in real(*args, **kwargs) if f.criterion == "mask_fully_masked"]
 
 
 def random_layer(rng: random.Random):
@@ -119,26 +140,33 @@ def random_layer(rng: random.Random):
     return kind, described, layer
 
 
-def compare_layers(n: int, seed: int = 0) -> list[dict]:
+def compare_layers(n: int, seed: int = 0) -> tuple[list[dict], int, int]:
+    """The disagreements, how many layers Keras sent to cuDNN, and how many a checker with a
+    planted wrong layer rule gets wrong."""
     rng = random.Random(seed)
     x = np.random.default_rng(seed).normal(size=(2, 3, 2)).astype("float32")
-    mismatches = []
+    mismatches, eligible, caught = [], 0, 0
     for i in range(n):
         kind, cfg, layer = random_layer(rng)
         training = rng.random() < 0.5
         keras_says = keras_calls_cudnn(layer, x, training=training)
+        eligible += keras_says
         findings = list(cudnn_check.check_model(layer, probe=False))  # the rules, not the probe
+        with planted("_keras3_findings", _use_bias_keeps_cudnn):
+            caught += (list(cudnn_check.check_model(layer, probe=False)) == []) != keras_says
         if (findings == []) != keras_says:
             mismatches.append({"i": i, "kind": kind, "config": cfg, "training": training,
                                "keras_calls_cudnn": keras_says,
                                "findings": [f.criterion for f in findings]})
-    return mismatches
+    return mismatches, eligible, caught
 
 
-def compare_masks(n: int, seed: int = 1) -> list[dict]:
+def compare_masks(n: int, seed: int = 1) -> tuple[list[dict], int, int]:
+    """The disagreements, how many masks Keras sent to cuDNN, and how many a checker with a
+    planted wrong mask rule gets wrong."""
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(3, 4, 2)).astype("float32")
-    mismatches = []
+    mismatches, eligible, caught = [], 0, 0
     for i in range(n):
         if rng.random() < 0.5:  # right-padded, some rows possibly empty
             mask = np.arange(4)[None, :] < rng.integers(0, 5, size=(3, 1))
@@ -146,11 +174,14 @@ def compare_masks(n: int, seed: int = 1) -> list[dict]:
             mask = rng.random((3, 4)) < rng.random()
         layer = keras.layers.LSTM(3)
         keras_says = keras_calls_cudnn(layer, x, mask=mask)
+        eligible += keras_says
         findings = cudnn_check.check_mask(mask)
+        with planted("check_mask", _only_empty_rows_matter):
+            caught += (cudnn_check.check_mask(mask) == []) != keras_says
         if (findings == []) != keras_says:
             mismatches.append({"i": i, "mask": mask.tolist(), "keras_calls_cudnn": keras_says,
                                "findings": [f.criterion for f in findings]})
-    return mismatches
+    return mismatches, eligible, caught
 
 
 def main() -> int:
@@ -158,12 +189,15 @@ def main() -> int:
     ap.add_argument("--configs", type=int, default=500)
     ap.add_argument("--masks", type=int, default=60)
     args = ap.parse_args()
-    layers = compare_layers(args.configs)
-    masks = compare_masks(args.masks)
+    layers, eligible_layers, caught_layers = compare_layers(args.configs)
+    masks, eligible_masks, caught_masks = compare_masks(args.masks)
+    planted_rules = {_use_bias_keeps_cudnn.__doc__.strip(): caught_layers,
+                     _only_empty_rows_matter.__doc__.strip(): caught_masks}
     print(json.dumps({"backend": keras.backend.backend(), "keras": keras.__version__,
                       "configs": args.configs, "masks": args.masks,
-                      "mismatches": layers + masks}, default=str))
-    return 1 if layers or masks else 0
+                      "eligible_layers": eligible_layers, "eligible_masks": eligible_masks,
+                      "mismatches": layers + masks, "planted": planted_rules}, default=str))
+    return 1 if layers or masks or not all(planted_rules.values()) else 0
 
 
 if __name__ == "__main__":

@@ -11,15 +11,23 @@ holding the RNN, a user class named LSTM built on keras.layers.RNN, a layer shar
 and an unmasked input, and models saved and reloaded (.keras; .h5 for tf-keras). Each RNN layer
 is one or two arguments away from the defaults.
 
-The judge's verdict is the library's: for Keras 3, the site's criteria helpers
-(snippets/criteria/<backend>/_pretend_gpu.py, written for the criteria pages and sharing no code
-with the checker) count the calls Keras makes to its cuDNN function with a GPU pretended; for
-tf-keras, the judge pretends a GPU through `tf.config.list_logical_devices` and counts tf-keras's
-`gpu_lstm`/`gpu_gru` calls. The model takes cuDNN when every RNN direction it runs reached that
-function (on PyTorch the judge's input is a CPU tensor that says it is on CUDA; an unrolled,
-masked Bidirectional LSTM cannot run on it, and the judge reports that as a failure). The
-checker gets the same batch (`sample=`) and must say [] exactly then. Prints one
-JSON object; exit status 1 on a disagreement.
+The judge's verdict is the library's, read with a different instrument from the checker's probe.
+The probe replaces Keras's own functions (`_is_gpu_available`, `_cudnn_lstm`, ...) and re-runs
+Keras's mask check; the judge touches none of them. For Keras 3, tests/keras3_witness.py
+pretends a GPU in the framework (tf.config, jax.default_backend, torch.cuda), lets all of Keras's
+code run, and counts the framework calls that run cuDNN (TensorFlow's CudnnRNNV3 op, the rnn_fwd
+primitive in the traced JAX program, torch._VF.lstm/gru). For tf-keras, the judge lists a GPU in
+`tf.config.list_logical_devices` (the probe patches tf-keras's get_context_device_type instead)
+and counts tf-keras's `gpu_lstm`/`gpu_gru` calls, answered with tf-keras's own standard
+implementation.
+
+The model takes cuDNN when every RNN direction it runs reached that call. The checker gets the
+same batch (`sample=`) and must say [] exactly then.
+
+Then each planted wrong rule (PLANTS: one wrong belief about the library per backend, put into
+the checker's reading of its probe) must make the comparison fail on some model: the judge
+could not catch a wrong checker otherwise. Prints one JSON object; exit status 1 on a
+disagreement or on a planted rule that went unnoticed.
 """
 from __future__ import annotations
 
@@ -34,21 +42,22 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
 KERAS2 = "--keras2" in sys.argv
-BACKEND = "tensorflow" if KERAS2 else os.environ.get("KERAS_BACKEND", "tensorflow")
-HELPERS = {"tensorflow": "tf_backend", "jax": "jax_backend", "torch": "torch_backend"}
+BACKEND = "tensorflow" if KERAS2 else os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 sys.path.insert(0, str(REPO / "snippets"))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
 
+import keras3_witness  # noqa: E402  (tests/)
+
 if KERAS2:
     import tensorflow as tf
     import tf_keras as keras
 else:
-    sys.path.insert(0, str(REPO / "snippets" / "criteria" / HELPERS[BACKEND]))
-    import _pretend_gpu  # noqa: E402  (sets and checks KERAS_BACKEND)
     import keras
+    assert keras.backend.backend() == BACKEND, (keras.backend.backend(), BACKEND)
 
 import cudnn_check  # noqa: E402
 
@@ -65,25 +74,19 @@ def keras2_pretend_gpu():
     calls = []
     config = lstm.tf.config  # the tf.config module tf-keras reads (its compat.v2 copy)
     assert gru.tf.config is config
-    saved = config.list_logical_devices, lstm.gpu_lstm, gru.gpu_gru
-    real_list = config.list_logical_devices
-
-    def listing(device_type=None):
-        if device_type == "GPU":
-            return ["pretended GPU"]
-        return real_list(device_type)
+    saved = lstm.gpu_lstm, gru.gpu_gru
 
     def counted(module, standard):
         def gpu(**kwargs):
             calls.append(standard)
             return getattr(module, standard)(zero_output_for_mask=True, **kwargs)
         return gpu
-    config.list_logical_devices = listing
     lstm.gpu_lstm, gru.gpu_gru = counted(lstm, "standard_lstm"), counted(gru, "standard_gru")
     try:
-        yield calls
+        with keras3_witness.gpu_listed(config):
+            yield calls
     finally:
-        config.list_logical_devices, lstm.gpu_lstm, gru.gpu_gru = saved
+        lstm.gpu_lstm, gru.gpu_gru = saved
 
 
 def directions_on_cudnn(model, x) -> int:
@@ -91,14 +94,57 @@ def directions_on_cudnn(model, x) -> int:
         with keras2_pretend_gpu() as calls:
             model(x, training=False)
         return len(calls)
-    if BACKEND == "torch":
-        x = [_pretend_gpu.cuda_looking(a) for a in x] if isinstance(x, list) else \
-            _pretend_gpu.cuda_looking(x)
-    with _pretend_gpu.pretend_gpu() as calls:
-        model(x, training=False)
-    # A fused Bidirectional call runs both directions; on JAX a failed fused call (the
-    # recorder fails it) is retried per direction, so count no more than the model runs.
-    return sum(2 if c.startswith("bidirectional") else 1 for c in calls)
+    return keras3_witness.cudnn_directions(lambda a: model(a, training=False), x)
+
+
+# ----------------------------------------------------------------- planted wrong rules
+def _cell(layer):
+    return getattr(layer, "cell", None)
+
+
+def _all_masks_reach_cudnn(rec):
+    """Wrong: the TF backend sends any mask to cuDNN (no right-padding check)."""
+    rec.masks_refused.clear()
+
+
+def _masks_keep_cudnn(rec):
+    """Wrong: a masked LSTM keeps cuDNN on this backend."""
+    if rec.masked_calls:
+        rec.cudnn = rec.calls
+
+
+def _gru_never_cudnn(rec):
+    """Wrong (true before Keras 3.14): a GRU never takes cuDNN on the PyTorch backend."""
+    if type(_cell(rec.layer)).__name__ == "GRUCell":
+        rec.cudnn = 0
+
+
+def _recurrent_dropout_keeps_cudnn(rec):
+    """Wrong: recurrent_dropout keeps tf-keras's cuDNN kernel."""
+    if getattr(_cell(rec.layer), "recurrent_dropout", 0):
+        rec.cudnn = rec.calls
+
+
+PLANTS = {"tensorflow": _all_masks_reach_cudnn, "jax": _masks_keep_cudnn,
+          "torch": _gru_never_cudnn, "tf_keras": _recurrent_dropout_keeps_cudnn}
+
+
+@contextlib.contextmanager
+def planted(rule):
+    """The checker with one wrong rule: its probe's records rewritten by `rule` before
+    check_model reads them."""
+    real = cudnn_check.probe_model
+
+    def wrong(model, sample=None):
+        records = real(model, sample)
+        for rec in records.values():
+            rule(rec)
+        return records
+    cudnn_check.probe_model = wrong
+    try:
+        yield
+    finally:
+        cudnn_check.probe_model = real
 
 
 # ----------------------------------------------------------------- generated models
@@ -211,6 +257,7 @@ def main() -> int:
     args = ap.parse_args()
     rng = random.Random(args.seed)
     mismatches, probed, agreed_eligible, covered = [], 0, 0, set()
+    plant, caught = PLANTS["tf_keras" if KERAS2 else BACKEND], 0
     for i in range(args.models):
         model, described, directions = build(rng, i)
         covered.add(described["shape"])
@@ -229,11 +276,15 @@ def main() -> int:
             mismatches.append({"i": i, **described, "library_takes_cudnn": library,
                                "probe": report.probe,
                                "findings": [(f.layer, f.criterion) for f in report]})
+        with planted(plant):  # the same model and batch, a checker with one wrong rule
+            caught += (cudnn_check.check_model(model, sample=x) == []) != library
     print(json.dumps({"keras": "tf-keras " + keras.__version__ if KERAS2 else keras.__version__,
                       "backend": BACKEND, "models": args.models, "probed": probed,
                       "eligible": agreed_eligible, "covered": sorted(covered),
-                      "mismatches": mismatches}, default=str))
-    return 1 if mismatches else 0
+                      "mismatches": mismatches,
+                      "planted": {"rule": plant.__doc__.strip(), "caught_on": caught}},
+                     default=str))
+    return 1 if mismatches or not caught else 0
 
 
 if __name__ == "__main__":

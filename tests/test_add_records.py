@@ -1,7 +1,9 @@
 """`make add-records FILE=...` (pipeline/add_records.py): an archive of records from anyone is
 checked before anything lands under results/. Hostile archives are built here, byte by byte
 with tarfile; the good one is a machine folder written by records.py's own writer, as a GPU
-run leaves it. Each bad one must give one line on stderr, exit code 2 and results/ unchanged."""
+run leaves it, and, so that writer and checker do not vouch for each other alone, a record
+committed from a real run, checked against the fields CONTRIBUTING lists. Each bad one must give
+one line on stderr, exit code 2 and results/ unchanged."""
 from __future__ import annotations
 
 import gzip
@@ -141,6 +143,48 @@ def test_a_good_archive_is_added_and_read_back_as_records_of_the_checkout(projec
     assert [p.name for p in (project / "results").iterdir()] == [SLUG]  # no work folder left
     # The same archive again is a duplicate; results/ stays as the first one left it.
     refused(project, archive, "already has this record")
+
+
+# A record's fields, as CONTRIBUTING ("GPU records") lists them: written out by hand here, not
+# read from pipeline/records.py, which both writes records and checks them.
+RECORD_FIELDS = {"snippet": str, "status": str, "stdout": str, "stderr": str, "returncode": int,
+                 "seconds": (int, float), "finished_at": str, "device": str, "data_files": dict,
+                 "source_hash": str, "provenance": dict}
+
+
+def test_records_of_a_real_run_have_the_documented_fields_and_are_added(tmp_path):
+    """Bytes that no code of this test wrote: a record committed from a real run (the version
+    matrix under results/versions/ uses the one record format; no GPU run is on record yet),
+    packed as a machine folder. Its fields are checked against the list above, its data files
+    against SHA-256 computed here, and add_records takes it into an empty folder."""
+    import hashlib
+    from datetime import datetime
+    cell = sorted(p for p in (REPO / "results" / "versions").iterdir() if p.is_dir())[0]
+    results = list(cell.rglob("result.json"))
+    assert results, cell
+    for path in results:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert set(data) == set(RECORD_FIELDS), set(data) ^ set(RECORD_FIELDS)
+        for field, kind in RECORD_FIELDS.items():
+            assert isinstance(data[field], kind), (field, data[field])
+        assert data["status"] == "ok" and data["returncode"] == 0
+        assert path.parent == cell / "snippets" / data["snippet"]
+        assert len(data["source_hash"]) == 64 and int(data["source_hash"], 16) >= 0
+        assert datetime.fromisoformat(data["finished_at"]).tzinfo is not None
+        for name, digest in data["data_files"].items():
+            assert hashlib.sha256((path.parent / "data" / name).read_bytes()).hexdigest() == digest
+        assert {"machine", "python", "date", "packages"} <= set(data["provenance"])
+    machine = json.loads((cell / "machine.json").read_text(encoding="utf-8"))
+    assert machine["provenance"]["machine"] == data["provenance"]["machine"]
+    # A machine folder's name has no dots: the cell's files under a plain name, unchanged.
+    archive = tmp_path / "real-run.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(cell, arcname="real-run")
+    proc = cli(REPO, "--results", str(tmp_path / "results"), str(archive))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"added to {tmp_path / 'results'}/real-run/ "), proc.stdout
+    (added,) = records.load_all(tmp_path / "results", REPO / "snippets")
+    assert len(added.records) == len(results)
 
 
 def test_a_record_of_an_older_snippet_is_added_and_said_to_be_so(project, tmp_path):

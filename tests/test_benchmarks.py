@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pipeline import charts, records, runner
 
@@ -22,6 +23,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))
 import ratio_stability  # noqa: E402
 import run_benchmarks  # noqa: E402
+
+sys.path.insert(0, str(REPO / "tests"))
+import chart_geometry  # noqa: E402
 
 # Measured by every build (the GPU half of cpu_vs_gpu only where there is a GPU).
 CPU_BENCHMARKS = ["batch_size_sweep", "cpu_vs_gpu", "keras_rnn_variants",
@@ -66,6 +70,18 @@ def test_every_benchmark_snippet_is_known_here():
 def test_each_snippet_writes_exactly_the_known_result_files(measured):
     expected = set(RESULTS) | (set(GPU_RESULTS) if gpu_visible() else set())
     assert {name.split(" (")[0] for name in measured} == expected
+
+
+@pytest.mark.parametrize("name", RESULTS)
+def test_each_chart_draws_the_medians_it_was_given(measured, name, tmp_path):
+    """The chart the pages show for this build's run, read back from its SVG: bar lengths or
+    line points placed by the medians of the result file (tests/chart_geometry.py)."""
+    data, path = measured[name]
+    svg = charts.chart_svg(name, [path], [], tmp_path)
+    if any(r.get("x") is not None for r in data["results"]):
+        chart_geometry.assert_lines_show(svg, [data], log_x=bool(data.get("x_log")))
+    else:
+        chart_geometry.assert_bars_show(svg, [data])
 
 
 @pytest.mark.parametrize("name", RESULTS)
@@ -202,24 +218,29 @@ def test_every_benchmark_has_its_output_and_chart_on_the_benchmarks_page():
     assert "<!-- machines-on-record -->" in text
 
 
-def test_published_numbers_come_from_the_facts_file_and_sit_apart():
-    """The trade-offs page's published section draws the data file (no hand-written table), and
-    every source in the data file is one the facts file lists under "Published numbers"."""
+def test_published_numbers_cite_only_sources_the_fact_sheet_vouches_for():
+    """Every source in data/published_speedups.yml is one the team's fact sheet lists under
+    "Published numbers": data/published_sources.yml, copied from it into the repository."""
     from pipeline import published
-    facts = (REPO.parent / "shared" / "reference" / "facts.md")
-    if not facts.is_file():
-        pytest.skip("facts.md is not available here")
-    section = facts.read_text().split("## Published numbers", 1)[1].split("\n## ", 1)[0]
-    for row in published.load():
+    vouched = "\n".join(s["name"] for s in
+                        yaml.safe_load((REPO / "data" / "published_sources.yml").read_text()))
+    rows = published.load()
+    assert rows
+    for row in rows:
         names = re.findall(r"[\w.-]+/[\w.-]+(?:#\d+)?|arXiv:\d+\.\d+|cuDNN 5",
                            row["source"]["name"])
-        assert names and all(n in section for n in names), row["source"]["name"]
-    for lang in ("", "es"):
-        text = page("trade-offs", lang)
-        head, published_part = re.split(r"\n## (?:Published numbers|Cifras publicadas)", text)
-        assert "<!-- published-speedups -->" in published_part
-        assert not [l for l in published_part.splitlines() if l.startswith("|")]
-        assert "<!-- chart" not in published_part and "<!-- output" not in published_part
+        assert names and all(n in vouched for n in names), row["source"]["name"]
+
+
+@pytest.mark.parametrize("lang", ["", "es"])
+def test_published_numbers_sit_apart_on_the_trade_offs_page(lang):
+    """The trade-offs page's published section draws the data file (no hand-written table, no
+    chart or output of this site's runs)."""
+    text = page("trade-offs", lang)
+    head, published_part = re.split(r"\n## (?:Published numbers|Cifras publicadas)", text)
+    assert "<!-- published-speedups -->" in published_part
+    assert not [line for line in published_part.splitlines() if line.startswith("|")]
+    assert "<!-- chart" not in published_part and "<!-- output" not in published_part
 
 
 def test_run_command_records_each_benchmark_under_the_machines_folder(tmp_path):

@@ -1,10 +1,13 @@
-"""Charts are drawn from result data and say where each series was measured."""
+"""Charts are drawn from result data and say where each series was measured: their bars and
+lines, read back from the SVG, are placed by the data (tests/chart_geometry.py)."""
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
 
+import chart_geometry
 from pipeline import charts
 
 
@@ -40,14 +43,71 @@ def test_recorded_results_are_drawn_next_to_this_build(tmp_path):
     assert "GPU: Test GPU (results/test-gpu, 2026-01-02)" in svg and "12.5.1" in svg
 
 
-def test_line_chart_when_results_have_x(tmp_path):
-    local = tmp_path / "demo.json"
-    data = result(x=10)
-    data["results"] += [dict(r, x=100) for r in data["results"]]
+def sweep(medians: dict[str, list[float]], xs: list[int], machine="CPU: Test CPU (2 cores)"):
+    data = result(machine)
+    data["results"] = [{"variant": v, "x": x, "median": m, "q1": m * 0.9, "q3": m * 1.1,
+                        "min": m * 0.8, "max": m * 1.2, "samples": [m]}
+                       for v, ms in medians.items() for x, m in zip(xs, ms)]
     data["x_label"] = "sequence length"
+    return data
+
+
+def test_bar_chart_bars_are_proportional_to_the_medians(tmp_path):
+    """Read back from the SVG: each bar's length against its median, for one machine and for
+    two side by side (each variant's label beside its own bars)."""
+    local = tmp_path / "demo.json"
+    data = result()
+    data["results"].append(dict(data["results"][0], variant="unroll=True", median=4.0,
+                                q1=3.5, q3=4.5))
+    local.write_text(json.dumps(data))
+    recorded = tmp_path / "recorded.json"
+    other = result("GPU: Test GPU", "GPU")
+    other["results"] = [dict(r, median=r["median"] / 7, q1=r["median"] / 7 - 0.1,
+                             q3=r["median"] / 7 + 0.1) for r in other["results"]]
+    recorded.write_text(json.dumps(other))
+    svg = charts.chart_svg("demo", [local], [], tmp_path / "cache")
+    chart_geometry.assert_bars_show(svg, [data])
+    assert not chart_geometry.lines(svg)
+    both = charts.chart_svg("demo", [local], [(recorded, "results/test-gpu, 2026-01-02")],
+                            tmp_path / "cache")
+    chart_geometry.assert_bars_show(both, [data, other])
+
+
+def test_the_geometry_check_fails_on_a_wrong_chart(tmp_path):
+    """The comparison can fail: a chart drawn from other medians does not pass for the data."""
+    local = tmp_path / "demo.json"
+    data = result()
     local.write_text(json.dumps(data))
     svg = charts.chart_svg("demo", [local], [], tmp_path / "cache")
-    assert "sequence length" in svg and "<path" in svg
+    wrong = copy.deepcopy(data)
+    wrong["results"][1]["median"] = 12.0
+    with pytest.raises(AssertionError):
+        chart_geometry.assert_bars_show(svg, [wrong])
+    swapped = copy.deepcopy(data)
+    swapped["results"].reverse()
+    with pytest.raises(AssertionError):
+        chart_geometry.assert_bars_show(svg, [swapped])
+    line = sweep({"default": [10, 20, 25], "recurrent_dropout=0.2": [15, 40, 90]}, [10, 50, 100])
+    local.write_text(json.dumps(line))
+    drawn = charts.chart_svg("demo", [local], [], tmp_path / "cache")
+    off = sweep({"default": [10, 20, 25], "recurrent_dropout=0.2": [15, 40, 60]}, [10, 50, 100])
+    with pytest.raises(AssertionError):
+        chart_geometry.assert_lines_show(drawn, [off])
+
+
+def test_line_chart_when_results_have_x(tmp_path):
+    """One line per variant, a point per x, placed by the medians; no bars."""
+    local = tmp_path / "demo.json"
+    data = sweep({"default": [10, 20, 25], "recurrent_dropout=0.2": [15, 40, 90]}, [10, 50, 100])
+    local.write_text(json.dumps(data))
+    svg = charts.chart_svg("demo", [local], [], tmp_path / "cache")
+    assert "sequence length" in svg
+    chart_geometry.assert_lines_show(svg, [data])
+    data["x_log"] = True  # sweeps over powers of two
+    data["results"] = [dict(r, x={10: 8, 50: 32, 100: 128}[r["x"]]) for r in data["results"]]
+    local.write_text(json.dumps(data))
+    chart_geometry.assert_lines_show(charts.chart_svg("demo", [local], [], tmp_path / "cache"),
+                                     [data], log_x=True)
 
 
 def test_bad_or_missing_data_is_a_clear_error(tmp_path):

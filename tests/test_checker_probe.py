@@ -1,7 +1,11 @@
 """snippets/cudnn_check.py's probe: check_model asks the library on the reader's model.
 
 The agreement runs tests/judge_keras.py, an independent judge, once per Keras 3 backend and once
-for tf-keras, all four processes at once (each imports its own Keras). The rest checks what a
+for tf-keras, all four processes at once (each imports its own Keras). The judge pretends a GPU
+in the framework (tf.config, jax.default_backend, torch.cuda) and watches the framework call that
+runs cuDNN (CudnnRNNV3, the rnn_fwd primitive, torch._VF.lstm/gru, tf-keras's gpu_lstm); the
+probe patches Keras's own functions instead. Each judge run also plants one wrong rule in the
+checker and must catch it (a mutation test). The rest checks what a
 reader sees: masks that depend on the padding, the one-line fallback, wrappers, PyTorch modules
 the old checker could not see, the dtype policy, and the command line under Keras 2."""
 from __future__ import annotations
@@ -27,6 +31,7 @@ from torch import nn  # noqa: E402
 
 import cudnn_check  # noqa: E402
 from _pretend_gpu import pretend_gpu  # noqa: E402  (the criteria pages' helper, not the checker)
+import keras3_witness  # noqa: E402  (tests/: the judge's instrument)
 
 JUDGE = REPO / "tests" / "judge_keras.py"
 CHECKER = REPO / "snippets" / "cudnn_check.py"
@@ -67,6 +72,8 @@ def test_checker_agrees_with_the_library_on_generated_models(judged, name):
     assert shapes | masks | saved <= set(report["covered"]), report["covered"]
     # Both answers occur, so the comparison can fail either way.
     assert 0 < report["eligible"] < report["models"], report
+    # A checker with a planted wrong rule disagrees with this judge on some model.
+    assert report["planted"]["caught_on"] > 0, report["planted"]
     assert rc == 0, stderr[-3000:]
 
 
@@ -79,7 +86,8 @@ def _masked_model():
 
 def test_tf_backend_mask_depends_on_padding():
     """Without a sample the TF backend's verdict depends on the padding; with one it is what
-    Keras decides on that batch (the criteria helper counts Keras's cuDNN calls)."""
+    Keras decides on that batch: the judge's witness, the calls of TensorFlow's cuDNN op
+    (CudnnRNNV3, which Keras calls after its own mask check) with a GPU listed by tf.config."""
     model = _masked_model()
     report = cudnn_check.check_model(model)
     assert [(f.layer, f.criterion, f.source) for f in report] == [
@@ -87,10 +95,8 @@ def test_tf_backend_mask_depends_on_padding():
     assert report.layers == [("m/enc", "LSTM", "depends on the padding")]
     post = keras.utils.pad_sequences([[3, 7, 2], [5, 1]], maxlen=5, padding="post")
     pre = keras.utils.pad_sequences([[3, 7, 2], [5, 1]], maxlen=5)
-    for batch in (post, pre):
-        with pretend_gpu() as calls:
-            model(batch)
-        assert (cudnn_check.check_model(model, sample=batch) == []) == bool(calls)
+    assert [keras3_witness.cudnn_directions(model, b) for b in (post, pre)] == [1, 0]
+    assert cudnn_check.check_model(model, sample=post) == []
     assert [f.criterion for f in cudnn_check.check_model(model, sample=pre)] == [
         "mask_right_padded"]
 

@@ -1,5 +1,9 @@
-"""Every GitHub issue or pull request a page cites is in data/citations.yml with the title its
-thread shows, and the pages link it as what it is (an issue or a pull request)."""
+"""Every GitHub issue or pull request a page cites is listed in data/citations.yml, with the title
+and kind (issue or pull request) recorded there when the thread was read by hand (the file says
+when), and every link to it uses the /issues/ or /pull/ path of that recorded kind.
+
+What these tests cannot check: that the recorded title and kind are still the thread's. The
+machines that run them reach no GitHub; the file's date says when they were last read."""
 from __future__ import annotations
 
 import re
@@ -40,7 +44,9 @@ def test_the_pattern_reads_both_forms():
     assert "keras-team/keras#18456" in refs
 
 
-def test_every_cited_thread_is_listed_with_its_title():
+def test_every_cited_thread_is_listed_with_a_recorded_title_and_linked_by_its_kind():
+    """Listed, with a non-empty recorded title (or why it could not be read); a link by URL
+    uses the recorded kind's path (a written reference such as owner/repo#N names no kind)."""
     listed = yaml.safe_load(CITATIONS.read_text(encoding="utf-8"))
     everything: dict[str, set[str]] = {}
     for page in pages() + [PUBLISHED]:
@@ -51,6 +57,7 @@ def test_every_cited_thread_is_listed_with_its_title():
         entry = listed[ref]
         assert kinds <= {entry["kind"]}, f"{ref} is a {entry['kind']}, linked as {kinds}"
     for ref, entry in listed.items():
+        assert entry["kind"] in KIND.values(), (ref, entry["kind"])
         assert ref in everything, f"{ref} is listed but no page cites it"
         if entry["checked"] is True:
             assert isinstance(entry["title"], str) and entry["title"].strip(), ref

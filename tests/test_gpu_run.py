@@ -122,6 +122,8 @@ def _project(root: Path) -> Path:
             def test_passes(): pass
             @pytest.mark.gpu
             def test_skips(): pytest.skip("needs JAX: not installed")
+            @pytest.mark.gpu
+            def test_cannot_see_the_gpu(): pytest.skip("needs a GPU visible to PyTorch")
             def test_not_gpu(): raise AssertionError("only gpu tests run")
             """),
         "tests/test_gpu_b.py": MISSING + "import pytest\npytestmark = pytest.mark.gpu\n"
@@ -165,7 +167,12 @@ def test_a_gpu_run_records_what_ran_skips_missing_frameworks_and_reports_failure
     assert sorted(run["recorded"]) == ["t/gpu.py", "t/ok.py", "t/scale.py"]
     assert run["bench_scale"] == 2
     tests = run["gpu_tests"]
-    assert tests["passed"] == 1 and list(tests["failed"]) == ["tests.test_gpu_c::test_fails"]
+    # A skip that names no missing framework fails a GPU run: the GPU is there, so a test that
+    # cannot see it is a broken install, not a pass.
+    assert tests["passed"] == 1 and sorted(tests["failed"]) == [
+        "tests.test_gpu_a::test_cannot_see_the_gpu", "tests.test_gpu_c::test_fails"]
+    assert tests["failed"]["tests.test_gpu_a::test_cannot_see_the_gpu"] == (
+        "skipped on a GPU machine: needs a GPU visible to PyTorch")
     assert "the kernel was wrong" in tests["failed"]["tests.test_gpu_c::test_fails"]
     assert tests["skipped"] == {"needs JAX: not installed": ["tests.test_gpu_a::test_skips"],
                                 "needs TensorFlow": ["tests.test_gpu_b"]}
@@ -177,7 +184,7 @@ def test_a_gpu_run_records_what_ran_skips_missing_frameworks_and_reports_failure
     assert "snippets: 3 recorded, 1 skipped, 1 failed" in text
     assert "skipped, needs TensorFlow (1): t/tf.py" in text
     assert "FAILED t/bad.py: exit status 3" in text and "broken on purpose" in out
-    assert "GPU tests: 1 passed, 1 failed, 2 skipped" in text
+    assert "GPU tests: 1 passed, 2 failed, 2 skipped" in text
     assert "records: results/test-card/ (machine.json and 3 snippets)" in text
     assert "git add results/test-card" in text
     # Again: what succeeded comes from the cache; its record is already there and stays as it is.

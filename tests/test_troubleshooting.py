@@ -239,11 +239,37 @@ def test_pytorch_cpu_snippet_prints_the_quoted_error():
     assert "torch.backends.cudnn.deterministic is still False" in r.stdout
 
 
+def asserted_texts(code: str) -> list[str]:
+    """The strings an `assert` of this code tests: written in it, or held by a name it reads
+    that the code binds to a string once."""
+    tree = ast.parse(code)
+    bound: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
+                and isinstance(node.value.value, str):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, []).append(node.value.value)
+    texts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert):
+            for sub in ast.walk(node.test):
+                if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    texts.append(sub.value)
+                elif isinstance(sub, ast.Name) and len(bound.get(sub.id, [])) == 1:
+                    texts += bound[sub.id]
+    return texts
+
+
 def test_pytorch_gpu_snippet_asserts_each_cuda_only_message():
-    """The GPU run proves the quotes: its snippet checks for each CUDA-only message's text."""
+    """The GPU run proves the quotes: its snippet asserts each CUDA-only message's text (inside
+    an assert, not merely printed or in a comment)."""
     code = (REPO / "snippets/troubleshooting/pytorch_gpu.py").read_text()
+    texts = asserted_texts(code)
     for name, (key, _source) in PYTORCH_CUDA_ONLY.items():
-        assert key in code, name
+        assert any(key in t for t in texts), name
+        # The reader of asserts is not fooled by a print or a comment of the same text.
+        assert not any(key in t for t in asserted_texts(f"# {key}\nprint({key!r})\nassert x"))
 
 
 @pytest.mark.parametrize("name", sorted(PYTORCH_OLD_ONLY))

@@ -219,10 +219,34 @@ def test_the_versions_table_places_every_release_run_under_its_own_answer(runs):
 
 
 def test_keras_300_on_tensorflow_sent_no_mask_to_cudnn(runs):
-    """What 3.0.0 did with a right-padded mask, as run: the criteria page says it."""
+    """What 3.0.0 did with a right-padded mask, as run."""
     [k300] = [r for r in vc.keras_runs(runs, "tensorflow") if r.version == "3.0.0"]
     assert k300.cases["lstm"]["calls"] == ["lstm"]
     assert k300.cases["lstm_mask_right"]["calls"] == []
+
+
+# The criteria page's sentence on the TensorFlow backend's masks, as built, in each language.
+MASK_SENTENCE = {
+    "criteria/index.html": r"Any mask meant the generic kernel in Keras ([\d.]+)(?: to ([\d.]+))?"
+                           r", right-padded masks too",
+    "es/criteria/index.html": r"Cualquier máscara implicaba el kernel genérico en Keras "
+                              r"([\d.]+)(?: a ([\d.]+))?, también con relleno por la derecha",
+}
+
+
+@pytest.mark.parametrize("page", sorted(MASK_SENTENCE))
+def test_the_criteria_page_says_keras_300_sent_no_mask_to_cudnn(site, runs, page):
+    """The built criteria page says that Keras 3.0.0 on TensorFlow sent even a right-padded mask
+    to the generic kernel, and that the first release to send it to cuDNN did so, as run."""
+    text = re.sub(r"<[^>]+>|\s+", " ", (site / page).read_text(encoding="utf-8"))
+    found = re.search(MASK_SENTENCE[page], text)
+    assert found, f"{page}: the sentence on masks is gone"
+    first, last = found.group(1), found.group(2) or found.group(1)
+    assert vc._key(first) <= vc._key("3.0.0") <= vc._key(last), found.group(0)
+    chosen = vc.keras_runs(runs, "tensorflow")
+    last_key = vc._key(last)  # "3.1" covers 3.1.x
+    after = [r for r in chosen if vc._key(r.version)[:len(last_key)] > last_key]
+    assert after and after[0].cases["lstm_mask_right"]["calls"] == ["lstm"], found.group(0)
 
 
 def test_the_criteria_page_draws_its_versions_from_the_records(site, runs):

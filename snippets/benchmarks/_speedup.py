@@ -158,10 +158,13 @@ def no_sync():
     """For calls that already wait for the device (they return values to the host)."""
 
 
-def run(framework: str, paths, sync, matmul, layers=LAYERS, notes: dict | None = None) -> list:
+def run(framework: str, paths, sync, matmul, layers=LAYERS, notes: dict | None = None,
+        check=None) -> list:
     """Time every layer, mode and size. `paths(layer, mode, size)` returns (cudnn_step,
     generic_step); `sync()` waits for the device; `matmul(n)` returns a call multiplying two
-    n x n matrices. Prints a table and writes the result files; returns the grid."""
+    n x n matrices; `check(layer, mode, size, cudnn_step, generic_step)`, if given, checks the
+    kernel each of the two calls about to be timed runs. Prints a table and writes the result
+    files; returns the grid."""
     rate = matmul_rate(matmul, sync)
     print(f"{framework}: FP32 matrix multiply ({rate['n']}x{rate['n']}): "
           f"{rate['median']:.1f} TFLOP/s (median of {len(rate['samples'])})")
@@ -172,6 +175,8 @@ def run(framework: str, paths, sync, matmul, layers=LAYERS, notes: dict | None =
         for mode in MODES:
             for size in sizes():
                 cudnn_step, generic_step = paths(layer, mode, size)
+                if check is not None:  # on the very calls that are timed next
+                    check(layer, mode, size, cudnn_step, generic_step)
                 fast, slow, ratio = paired(cudnn_step, generic_step, sync)
                 work = flops(layer, mode, size["steps"], size["units"], size["batch"],
                              size["units"])

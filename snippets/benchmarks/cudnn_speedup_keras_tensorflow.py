@@ -2,6 +2,9 @@
 use_cudnn=False (the generic loop), on the same GPU. The model and timing are in _speedup.py."""
 # snippet: timeout=1800 needs=gpu exclusive
 import os
+import pathlib
+import re
+import tempfile
 
 os.environ["KERAS_BACKEND"] = "tensorflow"  # this snippet measures one backend
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -15,22 +18,33 @@ tf.config.experimental.enable_tensor_float_32_execution(False)  # FP32 on both p
 
 
 # --8<-- [start:show]
-def cudnn_ops(layer):
-    """The cuDNN ops in the graph TensorFlow traces for a model holding this layer."""
-    model = keras.Sequential([keras.Input((8, 16)), layer])
-    fn = tf.function(lambda v: model(v, training=False))
-    graph = fn.get_concrete_function(tf.zeros((2, 8, 16))).graph.as_graph_def()
-    nodes = list(graph.node) + [n for f in graph.library.function for n in f.node_def]
-    return sorted({n.op for n in nodes if n.op.startswith("CudnnRNN")})
+def ops_run(step):
+    """The op types TensorFlow's profiler saw run during one call of `step`."""
+    from tensorflow.tsl.profiler.protobuf import xplane_pb2
+    with tempfile.TemporaryDirectory() as logdir:
+        tf.profiler.experimental.start(logdir)
+        try:
+            step()
+        finally:
+            tf.profiler.experimental.stop()
+        (trace,) = pathlib.Path(logdir).rglob("*.xplane.pb")
+        space = xplane_pb2.XSpace.FromString(trace.read_bytes())
+    names = {m.name for plane in space.planes for m in plane.event_metadata.values()}
+    return {m.group(1) for m in map(re.compile(r"[^\s:]+:(\w+)$").match, names) if m}
 
 
-for layer in ("LSTM", "GRU"):  # before timing anything: each path runs the kernel it claims
-    auto = cudnn_ops(getattr(keras.layers, layer)(16, use_cudnn="auto"))
-    off = cudnn_ops(getattr(keras.layers, layer)(16, use_cudnn=False))
-    print(f"kernel check: {layer} use_cudnn='auto': {auto}; use_cudnn=False: {off}")
-    assert bool(auto) == on_gpu and not off, (layer, auto, off)
+def check(layer, mode, size, cudnn_step, generic_step):
+    """Before each timing, on the very calls timed (a compiled training step or inference):
+    the cuDNN path runs TensorFlow's cuDNN op, the generic path does not."""
+    fast, slow = ops_run(cudnn_step), ops_run(generic_step)
+    auto = sorted(op for op in fast if op.startswith("CudnnRNN"))
+    off = sorted(op for op in slow if op.startswith("CudnnRNN"))
+    print(f"kernel check: {layer} {mode} {size}: use_cudnn='auto' ran {auto}; "
+          f"use_cudnn=False ran {off}")
+    assert bool(auto) == on_gpu and not off, (layer, mode, size, auto, off)
+    assert any("MatMul" in op for op in slow), sorted(slow)  # the loop's products were seen
 # --8<-- [end:show]
 
 _speedup.run("Keras 3 (TensorFlow)", _speedup.keras3_paths(keras, jit_compile=False),
              _speedup.no_sync, _speedup.keras_matmul(keras),
-             notes={"keras": keras.__version__, "tensorflow": tf.__version__})
+             notes={"keras": keras.__version__, "tensorflow": tf.__version__}, check=check)
