@@ -5,7 +5,8 @@ The words: measured, measurement(s), measures, measuring (English); medido, medi
 (not in "a medida que"), medidos, medición, mediciones, medimos, miden (Spanish); any case. The
 bare verb is advice to the reader ("measure both", "mide ambos") and is not checked. A word
 within three words after a negation (not, no, never, nor, without, none; no, nunca, ni, sin,
-ninguna, ninguno, ningún) says that nothing was measured, and is not checked either.
+ninguna, ninguno, ningún) says that nothing was measured, and is not checked either; nor is a
+word inside a quotation of three words or fewer ("measured"), which names the word.
 
 Next to a measurement means in the same section (from its heading to the next heading of the same
 or a higher level, subsections included; the introduction is the text above the first
@@ -35,9 +36,13 @@ MEASURES = ("chart", "gpu-chart", "gpu-result", "output", "execution-times", "sp
 def claims(text: str) -> list[tuple[int, str]]:
     """(offset, word) for each claim word in a text, negated ones and idioms left out."""
     text = prose.plain(text)
+    # a word in a short quotation ("measured") is mentioned, not used
+    mentions = [(m.start(), m.end()) for m in re.finditer(r'["“«][^"”»\n]{0,40}["”»]', text)
+                if len(m.group(0).split()) <= 3]
     found = []
     for m in WORDS.finditer(text):
-        if NEGATION.search(text[:m.start()]) or IDIOM.search(text[max(0, m.start() - 10):m.end() + 5]):
+        if NEGATION.search(text[:m.start()]) or IDIOM.search(text[max(0, m.start() - 10):m.end() + 5]) \
+                or any(a < m.start() < b for a, b in mentions):
             continue
         found.append((m.start(), m.group(0)))
     return found
