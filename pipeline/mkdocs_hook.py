@@ -13,13 +13,21 @@ In a page:
   <!-- published-speedups -->         others' published speed-ups (data/published_speedups.yml)
   <!-- published-speedups-chart -->   the same as a chart, titled as published, not measured here
   <!-- speedup-link -->               a link to this site's GPU speed-ups when any are recorded,
-                                      otherwise to the published chart (pipeline/published.py)
+                                      otherwise to the home page's published chart, from any page
+                                      (pipeline/published.py)
   <!-- speedup-evidence -->           the home page's chart: ours when recorded, then the published
   <!-- execution-times -->            how long each snippet took
   <!-- versions-table -->, <!-- since: ... -->, <!-- version-claims --> ...
                                       what each library release did, drawn from the version
                                       matrix's records (pipeline/version_claims.py): a version
                                       claim no record backs fails the build
+  <!-- message: ID -->, <!-- message-releases: ID -->
+                                      a library's message from data/messages.yml, checked against
+                                      what backs it (pipeline/messages.py)
+
+Every page is also checked for what is typed by hand (check_claims): release numbers
+(pipeline/release_numbers.py), "measured" (pipeline/measured.py) and quotations
+(pipeline/messages.py). The strict build fails naming the page, the line and the text.
 
 Records (pipeline/records.py) are shown labelled with their machine and date; one made for an
 older version of the snippet says so, and is never shown as current.
@@ -42,8 +50,8 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import (charts, published, records, runner, setup_lines, startup_noise,  # noqa: E402
-                      version_claims)
+from pipeline import (charts, measured, messages, published, records,  # noqa: E402
+                      release_numbers, runner, setup_lines, startup_noise, version_claims)
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -106,7 +114,7 @@ TEXT = {
 }
 
 _state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None,
-                "machines": [], "matrix": []}
+                "machines": [], "matrix": [], "messages": {}, "search": None, "checked": {}}
 
 
 def on_startup(command, dirty):
@@ -147,6 +155,12 @@ def on_pre_build(config):
     except records.RecordError as e:
         _state["matrix"] = []
         _problem(f"results/{records.MATRIX_DIR}/: {e}")
+    try:  # the messages pages quote as a library's text (pipeline/messages.py)
+        _state["messages"] = messages.load(project.root / "data" / "messages.yml")
+    except messages.MessageError as e:
+        _state["messages"] = {}
+        _problem(str(e))
+    _state["search"], _state["checked"] = messages.FileSearch(), {}
     executed = sum(o.executed for o in outcomes)
     log.info("snippets: %d executed, %d from cache", executed, len(outcomes) - executed)
     bad = runner.failures(outcomes)
@@ -397,7 +411,62 @@ def render_setup(m, config, page) -> str:
                                              note.splitlines())
 
 
+def _is_measurement(kind: str, argument: str) -> bool:
+    """Whether a marker shows a measurement on record in this build (pipeline/measured.py)."""
+    machines = _state["machines"]
+    if kind in ("chart", "execution-times"):
+        return True  # a chart without data fails the build; the timings are this build's
+    if kind == "gpu-chart":
+        return bool(records.data_files(machines, f"{argument}.json"))
+    if kind == "gpu-result":
+        return bool(records.for_snippet(machines, argument))
+    if kind == "speedup-evidence":
+        return published.own_gpu_records(machines)
+    if kind == "output":
+        o = _state["outcomes"].get(argument)
+        return bool(o) and (o.status == runner.OK or (
+            o.status == runner.NEEDS_GPU and bool(records.for_snippet(machines, argument))))
+    return False
+
+
+def check_claims(markdown: str, page, config) -> str:
+    """The checks of what a page states by hand (CONTRIBUTING.md, "Claims the build checks"):
+    release numbers, "measured", quoted messages. Returns the page with its messages drawn."""
+    where = page.file.src_uri
+    if not where.endswith(".md"):
+        return markdown  # a notebook page: its text is the notebook's, run as it is
+    raw = page.file.content_string if hasattr(page.file, "content_string") else markdown
+    offset = raw[:max(raw.find(markdown[:200]), 0)].count("\n") if markdown.strip() else 0
+    shift = lambda text: re.sub(r"^([^:\n]+):(\d+):",  # noqa: E731  page lines, front matter included
+                                lambda m: f"{m.group(1)}:{int(m.group(2)) + offset}:", text)
+    registry, lang = _state["messages"], _text(config)["language"]
+    # a Keras 3 release typed in a version-claims region: that region's own rule says it best
+    problems = version_claims.unbacked(markdown, where) + release_numbers.check(markdown, where)
+    problems += measured.check(markdown, where, _is_measurement)
+    own = _state.setdefault("own_words", {}).get(lang)
+    if own is None:
+        extra = [v for v in _text(config).values() if isinstance(v, str)]
+        own = _state["own_words"][lang] = messages.site_words(_state["project"].root, extra)
+    problems += messages.check_quotes(markdown, where, registry, own)
+    outputs = {rel: o.stdout + o.stderr for rel, o in _state["outcomes"].items()
+               if o.status == runner.OK}
+    for mid in sorted(messages.used(markdown)):
+        msg = registry.get(mid)
+        if msg is None:
+            continue  # render() names it
+        if mid not in _state["checked"]:
+            _state["checked"][mid] = messages.check(msg, _state["search"], outputs, _state["matrix"])
+        if _state["checked"][mid]:
+            problems.append(f"{where}: message {mid} (data/messages.yml): {_state['checked'][mid]}")
+    markdown, found = messages.render(markdown, registry, lang, _state["matrix"], where)
+    problems += found
+    if problems:
+        _problem("\n".join(shift(p) for p in problems))
+    return markdown
+
+
 def on_page_markdown(markdown, page, config, files):
+    markdown = check_claims(markdown, page, config)
     try:
         markdown = version_claims.render(markdown, _state["matrix"], _text(config)["language"],
                                          page.file.src_uri)
@@ -411,7 +480,8 @@ def on_page_markdown(markdown, page, config, files):
     lang = _text(config)["language"]
     markdown = PUBLISHED.sub(_at_marker(lambda m: published.table(published.load(), lang)),
                              markdown)
-    markdown = SPEEDUP_LINK.sub(lambda m: published.speedup_link(_state["machines"], lang), markdown)
+    markdown = SPEEDUP_LINK.sub(lambda m: published.speedup_link(_state["machines"], lang,
+                                                                 page.file.src_uri), markdown)
     return TIMES.sub(_at_marker(lambda m: render_times(config)), markdown)
 
 

@@ -12,6 +12,7 @@ import hashlib
 import html
 import io
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -57,8 +58,9 @@ class PublishedError(ValueError):
 
 
 def load(path: Path = DATA) -> list[dict]:
-    """The rows, checked: every row has a source name and an https URL, a year, its prose in
-    every chart language, and a positive speed-up or null."""
+    """The rows, checked: every row has a source name, an https URL at the exact version its
+    figures come from (exact_version_problem), a year, its prose in every chart language, and a
+    positive speed-up or null that is the ratio of the two timings it quotes (ratio_problem)."""
     try:
         rows = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
@@ -76,15 +78,72 @@ def load(path: Path = DATA) -> list[dict]:
         if not (isinstance(src, dict) and src.get("name")
                 and str(src.get("url", "")).startswith("https://")):
             raise PublishedError(f"{where}: the source needs a name and an https:// url")
+        problem = exact_version_problem(src)
+        if problem:
+            raise PublishedError(f"{where}: {problem}")
         if not (isinstance(row["year"], int) and 1990 < row["year"] < 2100):
             raise PublishedError(f"{where}: year {row['year']!r} is not a year")
-        for key in PROSE + (("year_note",) if "year_note" in row else ()):
+        for key in PROSE:
             if not (isinstance(row[key], dict) and all(row[key].get(lang) for lang in WORDS)):
                 raise PublishedError(f"{where}: {key} needs text in {', '.join(WORDS)}")
         s = row["speedup"]
         if s is not None and not (isinstance(s, (int, float)) and s > 0):
             raise PublishedError(f"{where}: speedup {s!r} is neither a positive number nor null")
+        problem = ratio_problem(row)
+        if problem:
+            raise PublishedError(f"{where}: {problem}")
     return rows
+
+
+# A file or folder of a repository at one commit: the version whose numbers a row quotes.
+AT_COMMIT = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(?:blob|tree|commit)/[0-9a-f]{40}(?:/|$)")
+THREAD = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/\d+$")
+ARXIV = re.compile(r"^https://arxiv\.org/abs/\d{4}\.\d{4,5}v\d+$")
+DATE = re.compile(r"\b(?:19|20)\d\d-\d\d-\d\d\b")
+YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def exact_version_problem(src: dict) -> str:
+    """'' when the source names the exact version its numbers come from, else what is missing:
+    a repository's file at a commit, an arXiv version, a thread's comment and its date, or for
+    any other page the year it was published (a page with one version)."""
+    url, version = src["url"], src.get("version")
+    if not (isinstance(version, dict) and all(version.get(lang) for lang in WORDS)):
+        return f"the source needs `version` in {', '.join(WORDS)}: which version its numbers are from"
+    text = version["en"]
+    if url.startswith("https://github.com/") and not THREAD.match(url):
+        return "" if AT_COMMIT.match(url) else (f"{url} is not at a commit: link the file at the "
+                                                "commit (40 hex digits) whose numbers are quoted")
+    if THREAD.match(url):
+        return "" if DATE.search(text) else "a thread: name the comment quoted and its date"
+    if url.startswith("https://arxiv.org/"):
+        return "" if ARXIV.match(url) else f"{url}: link the arXiv version (…v1) quoted"
+    return "" if YEAR.search(text) else "name when the page was published"
+
+
+TIMING = re.compile(r"(\d+(?:[.,]\d+)?) (?:s|ms|µs)\b")
+
+
+def timings(text: str) -> list[float]:
+    """The timings a result quotes, in order (decimal comma or point)."""
+    return [float(v.replace(",", ".")) for v in TIMING.findall(text)]
+
+
+def ratio_problem(row: dict) -> str:
+    """'' when a row's speed-up is the ratio of the two timings it quotes (the same in every
+    language), else why not. A speed-up with no two timings must be a bound the source gives."""
+    found = {lang: timings(row["result"][lang]) for lang in WORDS}
+    if len({tuple(v) for v in found.values()}) > 1:
+        return f"the timings differ between languages: {found}"
+    times, s = found["en"], row["speedup"]
+    if s is None:
+        return ""
+    if len(times) == 2:
+        ratio = round(times[0] / times[1], 1)
+        return "" if abs(ratio - s) < 1e-9 else (f"speedup {s} is not {times[0]} / {times[1]} "
+                                                 f"= {ratio}")
+    return "" if row.get("bound") == "up_to" else ("a speed-up needs the two timings it comes "
+                                                    "from, or bound: up_to")
 
 
 def _speedup(row: dict, lang: str) -> str:
@@ -100,8 +159,8 @@ def _cell(text: str) -> str:
 
 
 def _year(r: dict, lang: str) -> str:
-    """The year, and where the source does not date itself, how it was found."""
-    return f"{r['year']}, {r['year_note'][lang]}" if r.get("year_note") else str(r["year"])
+    """The year and the exact version of the source the figures are from."""
+    return f"{r['year']}; {r['source']['version'][lang]}"
 
 
 def table(rows: list[dict], lang: str) -> str:
@@ -228,12 +287,13 @@ def own_gpu_records(machines) -> bool:
                for m in machines for r in m.records)
 
 
-def speedup_link(machines, lang: str) -> str:
+def speedup_link(machines, lang: str, page: str = "index.md") -> str:
     """The Markdown link behind "usually much slower": to this site's GPU numbers when any are
     on record, otherwise to the home page's section with the published chart, labelled as
-    published (the link is made for the home page, docs/index*.md)."""
+    published. `page` is the page the link is made for (its source path under docs/)."""
     if lang not in LINKS:
         raise PublishedError(f"no link words for language {lang!r}")
     if own_gpu_records(machines):
         return f"[{LINKS[lang]['own']}](benchmarks.md#cudnn-speed-up)"
-    return f"[{LINKS[lang]['published']}](#{HOME_SECTION})"
+    home = "" if page.split(".")[0] == "index" else "index.md"
+    return f"[{LINKS[lang]['published']}]({home}#{HOME_SECTION})"

@@ -7,7 +7,8 @@ In a page:
   <!-- since: BACKEND CASE OUTCOME -->    "3.14": the first Keras release from which every
                                           release run gives OUTCOME (and the newest does)
   <!-- releases: BACKEND CASE OUTCOME --> "3.4 to 3.8": the Keras releases run that give it
-  <!-- run-range: BACKEND -->             "3.0.0 to 3.15.1": the Keras releases run
+  <!-- run-range: BACKEND -->             "3.0.0 to 3.15.1": the Keras releases run (BACKEND
+                                          pytorch: the PyTorch releases run)
   <!-- version-claims --> ... <!-- /version-claims -->
                                           a region (a table, a diagram) whose Keras versions must
                                           all come from markers: one written by hand fails the
@@ -403,8 +404,9 @@ def render(markdown: str, runs: list[Run], lang: str, where: str) -> str:
         return text + ("*" if any(r.stale for r in behind) else "")
 
     def run_range(m: re.Match) -> str:
-        backend = m.group(1)
-        rs = keras_runs(runs, backend)
+        backend = m.group(1)  # "pytorch": the PyTorch releases run (nn.LSTM itself)
+        rs = [r for r in runs if r.library == "torch"] if backend == "pytorch" \
+            else keras_runs(runs, backend)
         if not rs:
             raise ClaimError(f"{where}: <!-- run-range: {backend} -->: no release run")
         return f'{rs[0].version} {w["to"]} {rs[-1].version}'

@@ -1242,18 +1242,32 @@ def _dtype_note(model, records, flavour, backend) -> list[str]:
                    for t in a.allowed_values.list.type]
         ok = [d for d in seen if d in allowed]
         return [head + f"; TensorFlow's cuDNN op (CudnnRNNV3) accepts {', '.join(allowed)}, so "
-                + ("it takes this dtype." if ok == seen else
-                   f"{', '.join(d for d in seen if d not in ok)} falls back.")]
+                + ("it takes this dtype" if ok == seen else
+                   f"{', '.join(d for d in seen if d not in ok)} falls back")
+                + (" (its bfloat16 GPU kernel computes in float32, tensorflow/tensorflow#60108: "
+                   "no bfloat16 speed-up for the RNN)." if "bfloat16" in ok else ".")]
     if backend == "jax":
-        return [head + "; jax.experimental.rnn is written for float32 only (its own docstring), "
-                "so whether a GPU runs other dtypes through cuDNN is not decided here."]
+        import jax.experimental.rnn as jax_rnn
+        if "dtypes other than float32" not in (jax_rnn.__doc__ or "") or seen == ["float32"]:
+            return [head + "; whether a GPU runs it through cuDNN is not decided here."]
+        return [head + "; JAX's cuDNN LSTM is float32 only (jax.experimental.rnn says so, and "
+                "jaxlib's GPU lowering refuses float16 and bfloat16). Called eagerly, the layer "
+                "falls back to Keras's loop; in a compiled fit() the lowering error is expected "
+                "to stop training. Give the LSTM dtype=\"float32\", or pass use_cudnn=False."]
     if backend == "torch":
         import torch
         ok = [str(d).replace("torch.", "") for d in torch.backends.cudnn.CUDNN_TENSOR_DTYPES]
-        return [head + f"; PyTorch's cuDNN RNN takes {', '.join(sorted(ok))}"
-                + ("" if set(seen) <= set(ok) else ", and bfloat16 only with cuDNN >= 9.13 "
-                   "(pytorch/pytorch#164411); otherwise Keras falls back")
-                + "."]
+        if set(seen) <= set(ok):
+            return [head + f"; PyTorch's cuDNN RNN takes {', '.join(sorted(ok))}."]
+        built = torch._C._cudnn.getCompileVersion() if torch.backends.cudnn.is_available() else None
+        gpu = torch.cuda.get_device_capability() if torch.cuda.is_available() else None
+        return [head + f"; PyTorch's cuDNN RNN takes {', '.join(sorted(ok))}, and bfloat16 only "
+                "when PyTorch was built with cuDNN 9.13 or newer and the GPU has compute "
+                "capability 8.0 or newer (pytorch/pytorch#164411); otherwise PyTorch runs its "
+                "own CUDA LSTM, without cuDNN. This PyTorch was built with "
+                + (f"cuDNN {'.'.join(map(str, built))}" if built else "no cuDNN")
+                + (f"; this GPU has compute capability {gpu[0]}.{gpu[1]}." if gpu else "; no GPU "
+                   "here to ask for its compute capability.")]
     return [head + "."]
 
 

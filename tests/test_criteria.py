@@ -24,7 +24,12 @@ tf_rnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
 
 
 def quoted(page: str) -> list[str]:
-    return [line[2:].strip() for line in page.splitlines() if line.startswith("> ")]
+    """What a page quotes as a library's text: its > blockquotes, and the messages it shows with
+    <!-- message: ID --> (data/messages.yml)."""
+    import yaml
+    registry = yaml.safe_load((REPO / "data" / "messages.yml").read_text(encoding="utf-8"))
+    return ([line[2:].strip() for line in page.splitlines() if line.startswith("> ")]
+            + [registry[m]["text"] for m in re.findall(r"<!-- message: ([\w-]+) -->", page)])
 
 
 def test_warning_text_is_tf_keras_verbatim():

@@ -48,18 +48,57 @@ def test_a_row_without_a_source_url_or_year_is_refused(tmp_path):
 
 
 def _seconds(text: str) -> list[float]:
-    return [float(v) for v in re.findall(r"(\d+(?:\.\d+)?) (?:s|µs)\b", text)]
+    """The timings a result quotes: 0.0644 s, 204.5 µs, 0,0644 s (Spanish decimal comma)."""
+    return [float(v.replace(",", ".")) for v in re.findall(r"(\d+(?:[.,]\d+)?) (?:s|ms|µs)\b", text)]
 
 
 def test_each_speed_up_is_the_ratio_of_the_timings_its_row_quotes():
+    """Recomputed from the numbers, in both languages; a speed-up without two timings is a
+    bound the source states ("up to 6x")."""
     checked = 0
     for row in ROWS:
         times = _seconds(row["result"]["en"])
-        if row["speedup"] is not None and len(times) == 2:
+        assert _seconds(row["result"]["es"]) == times, row["id"]
+        if row["speedup"] is None:
+            continue
+        if len(times) == 2:
             slow, fast = times
-            assert round(slow / fast, 1) == pytest.approx(row["speedup"], abs=0.051), row["id"]
+            assert round(slow / fast, 1) == pytest.approx(row["speedup"], abs=1e-9), row["id"]
             checked += 1
-    assert checked >= 4
+        else:
+            assert row.get("bound") == "up_to" and str(int(row["speedup"])) in row["result"]["en"]
+    assert checked >= 6
+
+
+def test_each_source_links_the_exact_version_its_numbers_come_from():
+    """A repository's file at a commit, an arXiv version, a thread with the comment's date, or a
+    page with one version and its year: never a branch that moves."""
+    for row in ROWS:
+        url, version = row["source"]["url"], row["source"]["version"]
+        assert version["en"] and version["es"], row["id"]
+        if "/blob/" in url or "/tree/" in url:
+            assert re.search(r"/(?:blob|tree)/[0-9a-f]{40}/", url), row["id"]
+            assert url.split("/")[6][:7] in version["en"], row["id"]  # the commit it names
+        elif "arxiv.org" in url:
+            assert re.search(r"v\d+$", url), row["id"]
+        elif "/issues/" in url or "/pull/" in url:
+            assert re.search(r"\d{4}-\d\d-\d\d", version["en"]), row["id"]
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda r: r["source"].update(url="https://github.com/lcy-seso/Carrot/tree/master/benchmarks/rnnlm"),
+     "is not at a commit"),
+    (lambda r: r["source"].pop("version"), "needs `version`"),
+    (lambda r: r.update(speedup=1.9), "is not 0.0644 / 0.0321 = 2.0"),
+    (lambda r: r["result"].update(es="0,0645 s por lote frente a 0,0321 s"), "differ between languages"),
+])
+def test_a_row_without_its_exact_source_or_with_a_wrong_ratio_is_refused(tmp_path, change, says):
+    rows = yaml.safe_load((REPO / "data" / "published_speedups.yml").read_text())
+    change(next(r for r in rows if r["id"] == "carrot-tf"))
+    bad = tmp_path / "p.yml"
+    bad.write_text(yaml.safe_dump(rows, allow_unicode=True))
+    with pytest.raises(published.PublishedError, match=re.escape(says)):
+        published.load(bad)
 
 
 def test_pages_hold_markers_and_no_hand_written_copy_of_a_row():

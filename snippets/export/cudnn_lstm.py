@@ -1,5 +1,6 @@
 """Export a Keras 3 model whose LSTM took cuDNN: what SavedModel serving on a CPU, ONNX and
-TFLite make of it, and the fix (an export copy with use_cudnn=False)."""
+TFLite make of it, and the fix (an export copy with use_cudnn=False); for TFLite, both routes:
+a fixed loop (unroll=True) or TensorFlow's ops through the Flex delegate."""
 # snippet: timeout=240
 import os
 
@@ -72,6 +73,31 @@ fixed = try_export(export_copy, "copy with use_cudnn=False")
 tflite_copy = make(use_cudnn=False, unroll=True)  # TFLite's builtin ops need a fixed loop
 tflite_copy.set_weights(trained.get_weights())
 unrolled = try_export(tflite_copy, "copy, also unroll=True", formats=("TFLite",))
+
+def tflite_with_flex(model, lower_tensor_lists=None):
+    """The other TFLite route: builtin ops plus TensorFlow's own ops (Flex) for the loop."""
+    folder = tempfile.mkdtemp()
+    model.export(f"{folder}/saved", format="tf_saved_model", verbose=False)
+    converter = tf.lite.TFLiteConverter.from_saved_model(f"{folder}/saved")
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS,
+                                           tf.lite.OpsSet.SELECT_TF_OPS]
+    if lower_tensor_lists is not None:  # the flag TFLite's error message asks for
+        converter._experimental_lower_tensor_list_ops = lower_tensor_lists
+    flatbuffer = converter.convert()
+    flex_ops = sorted({op.decode() for op in re.findall(rb"Flex\w+", flatbuffer)})
+    try:  # TensorFlow's own Python interpreter
+        tf.lite.Interpreter(model_content=flatbuffer).allocate_tensors()
+        runs = "runs"
+    except RuntimeError as err:
+        runs = re.search(r"Select TensorFlow op\(s\).*?before inference\.", str(err)).group(0)
+    return flex_ops, runs
+
+flex_ops, flex_runs = tflite_with_flex(export_copy)
+flag_ops, _ = tflite_with_flex(export_copy, lower_tensor_lists=False)
+print(f"{'copy with use_cudnn=False':26} {'TFLite + SELECT_TF_OPS':26} needs {flex_ops}")
+print(f"{'':26} {'':26} with _experimental_lower_tensor_list_ops=False: "
+      f"{'the same ops' if flag_ops == flex_ops else flag_ops}")
+print(f"{'':26} {'':26} tf.lite.Interpreter: {flex_runs}")
 # --8<-- [end:show]
 assert "No OpKernel was registered to support Op 'CudnnRNNV3'" in as_trained["SavedModel, served on CPU"]
 assert "CudnnRNNV3" in as_trained["ONNX (tf2onnx)"] and "CudnnRNNV3" in as_trained["TFLite"]
@@ -79,3 +105,6 @@ assert fixed["SavedModel, served on CPU"] == "ok", fixed
 assert fixed["ONNX (tf2onnx)"] == "only standard ONNX ops", fixed
 assert "Lowering tensor list ops is failed" in fixed["TFLite"], fixed
 assert unrolled == {"TFLite": "ok"}, unrolled
+assert flex_ops and all(op.startswith("FlexTensorList") for op in flex_ops), flex_ops
+assert flag_ops == flex_ops, (flag_ops, flex_ops)  # the flag changes nothing in this TensorFlow
+assert flex_runs.startswith("Select TensorFlow op(s)"), flex_runs

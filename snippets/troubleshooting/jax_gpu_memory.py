@@ -22,10 +22,21 @@ def gpu_options(**variables):
     return {k: v for k, v in options.items() if k in ("preallocate", "memory_fraction")}
 
 for variables in ({}, {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
-                  {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".30"}, {"XLA_CLIENT_MEM_FRACTION": ".30"}):
+                  {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".30"}, {"XLA_CLIENT_MEM_FRACTION": ".30"},
+                  {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".30", "XLA_CLIENT_MEM_FRACTION": ".30"}):
     shown = " ".join(f"{k}={v}" for k, v in variables.items()) or "(none set)"
-    print(f"{shown:36} -> {gpu_options(**variables) or '{} (XLA defaults)'}")
+    try:
+        result = gpu_options(**variables) or "{} (XLA defaults)"
+    except ValueError as err:  # both names set
+        result = f"ValueError: {err}"
+    print(f"{shown:36} -> {result}")
 # --8<-- [end:show]
 assert gpu_options() == {}
 assert gpu_options(XLA_PYTHON_CLIENT_PREALLOCATE="false") == {"preallocate": False}
 assert gpu_options(XLA_PYTHON_CLIENT_MEM_FRACTION=".30") == {"memory_fraction": 0.3}
+assert gpu_options(XLA_CLIENT_MEM_FRACTION=".30") == {"memory_fraction": 0.3}
+try:
+    gpu_options(XLA_PYTHON_CLIENT_MEM_FRACTION=".30", XLA_CLIENT_MEM_FRACTION=".30")
+    raise AssertionError("both names set: the installed JAX no longer refuses it")
+except ValueError:
+    pass
