@@ -34,8 +34,6 @@ from test_browser import LANGS, index_requests, path_of, search
 
 NODE = shutil.which("node")
 HARNESS = REPO / "tests" / "search_worker.js"
-MESSAGE_FILES = sorted((REPO / "snippets").glob("*/messages.txt"))
-SECTION = re.compile(r"^--8<-- \[start:([\w-]+)\]\n(.*?)\n--8<-- \[end:\1\]$", re.S | re.M)
 QUOTED_IN_HEADING = re.compile(r'"([^"\n]{12,})"')
 
 
@@ -62,15 +60,11 @@ def served(site_root: Path, page: Path) -> str:
 
 
 
-def message_sections() -> set[str]:
-    """Every message the message files hold (snippets/*/messages.txt), as one line each."""
-    return {" ".join(body.split()) for f in MESSAGE_FILES for _, body in SECTION.findall(f.read_text())}
-
-
 @lru_cache(maxsize=None)
 def site_text(site_root: Path, lang: str) -> dict:
-    """Quotes, headings and the words of prose and code of one language's built pages."""
-    messages = message_sections()
+    """Quotes, headings and the words of prose and code of one language's built pages. A quote
+    is text in double quotes in a heading, or a message block (`<!-- message: ID -->`, from
+    data/messages.yml: a library's own text)."""
     quotes, headings, prose, code = [], [], [], []
     for page in pages_of(site_root, lang):
         article = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").find("article")
@@ -85,7 +79,7 @@ def site_text(site_root: Path, lang: str) -> dict:
                 quotes += [Quote(q, path, anchor) for q in QUOTED_IN_HEADING.findall(text)]
             elif el.name == "pre":
                 code.append(el.get_text())
-                if text in messages:
+                if el.find_parent("div", class_="message"):
                     quotes.append(Quote(text, path, anchor))
             elif text:
                 prose.append(text)
