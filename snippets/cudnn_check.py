@@ -248,15 +248,23 @@ def _keras3_findings(layer, kind: str, version: tuple[int, int], backend: str) -
                 "Use an LSTM, or the TensorFlow or PyTorch backend for a cuDNN GRU.")
         return out
     if backend == "torch":
+        # Where the backend fails (NotImplementedError), the layer raises its ValueError when
+        # asked for cuDNN (`use_cudnn is True` in LSTM/GRU.inner_loop): keras-team/keras#22274.
+        # 3.14 catches the failure of its cuDNN LSTM inside the backend (keras-team/keras#22279).
+        asked = getattr(layer, "use_cudnn", "auto") is True
+        raises = (', and with use_cudnn=True the layer raises "use_cudnn=True was specified, but '
+                  'cuDNN is not supported..." (keras-team/keras#22274)')
         if version < (3, 10) or (kind == "gru" and version < (3, 14)):
-            out.add("backend_version", f"{label}: no cuDNN {kind.upper()} path in this version.",
-                    "Upgrade to Keras >= 3.15.")
+            out.add("backend_version", f"{label}: no cuDNN {kind.upper()} path in this version"
+                    + (raises if asked else "") + ".", "Upgrade to Keras >= 3.15.")
             return out
         if kind == "lstm" and version < (3, 15):
             out.add("backend_version", f"{label}: Keras's cuDNN LSTM function fails on every "
-                    "call and Keras falls back in silence (3.10 to 3.13 convert the weights "
-                    "with NumPy, keras-team/keras#22274; 3.14 unpacks PyTorch's result wrongly, "
-                    "fixed by keras-team/keras#22874).", "Upgrade to Keras >= 3.15.")
+                    "call" + (raises if asked and version < (3, 14)
+                              else " and Keras falls back in silence")
+                    + " (3.10 to 3.13 convert the weights with NumPy; 3.14 unpacks PyTorch's "
+                    "result wrongly; keras-team/keras#22874 fixed it in 3.15).",
+                    "Upgrade to Keras >= 3.15.")
             return out
     tanhs, sigmoids = _keras3_activations(backend)
     if cell.activation not in tanhs:

@@ -97,6 +97,28 @@ def test_the_checker_knows_the_dropout_rule_of_each_release(runs):
         assert bool(result["calls"]) == ("dropout" not in result["checker"]), run.version
 
 
+def test_the_checker_says_where_use_cudnn_true_raises_on_pytorch(runs):
+    """Keras's layer raises its "use_cudnn=True was specified…" ValueError where the PyTorch
+    backend's cuDNN path fails (keras-team/keras#22274), and falls back where the backend catches
+    the failure itself. Each release's record holds what the layer did with use_cudnn=True (the
+    judge) and what the checker, run in that release on that layer, said: it names the error
+    exactly where the release raised it. Both answers are on record."""
+    seen = set()
+    for run in _current(runs, "torch"):
+        for kind in ("lstm", "gru"):
+            case = run.cases[f"{kind}_cudnn_body"]
+            if "use_cudnn_true" not in case:  # no use_cudnn argument before Keras 3.2
+                continue
+            raised = (case["use_cudnn_true"].startswith("raises ValueError")
+                      and "use_cudnn=True was specified" in case["use_cudnn_true"])
+            says = any("use_cudnn=True the layer raises" in m
+                       for m in case["checker_use_cudnn_true"])
+            assert raised == says, (run.version, kind, case["use_cudnn_true"][:120],
+                                    case["checker_use_cudnn_true"])
+            seen.add(raised)
+    assert seen == {True, False}, seen
+
+
 def test_the_checkers_version_messages_name_the_releases_on_record(runs, monkeypatch):
     """Each release the checker names in a version-dependent message is the one the records
     show the change in (the thresholds themselves are judged release by release above)."""

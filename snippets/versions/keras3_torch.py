@@ -1,7 +1,9 @@
 """Keras 3 on the PyTorch backend: which LSTM/GRU calls reach cuDNN, asked of the installed
-release; and whether the body of Keras's cuDNN function runs, on the CPU."""
+release; whether the body of Keras's cuDNN function runs, on the CPU; and what a layer with
+use_cudnn=True does (and what the checker says of it)."""
 # snippet: timeout=240 matrix
 import os
+import re
 import sys
 
 os.environ["KERAS_BACKEND"] = "torch"  # before Keras is imported
@@ -14,11 +16,10 @@ import torch
 def body_runs(kind):
     """Keras's own `_cudnn_lstm`/`_cudnn_gru`, run on CPU tensors: the op it calls
     (torch._VF.lstm/gru, or nn.LSTM/GRU) is the one PyTorch sends to cuDNN on a GPU, so a bug
-    in the code around that op shows here too."""
+    in the code around that op shows here too. Then the same layer with use_cudnn=True: what it
+    does (Keras raises a ValueError where its cuDNN path fails), and what the checker says."""
     name = f"_cudnn_{kind}"
     original = getattr(cases.rnn, name, None)
-    if original is None:
-        return {"calls": [], "error": None, "body": "no such function", "layer": "not asked"}
     seen = {}
 
     def on_cpu(value):
@@ -37,20 +38,37 @@ def body_runs(kind):
         seen["body"] = "runs"
         return out
 
-    saved = {n: getattr(cases.rnn, n) for n in ("_is_cuda_cudnn_available", name)}
+    def call(layer) -> str:
+        try:
+            layer(cases._input())
+            return "returns"
+        except Exception as e:
+            text = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", str(e)).split())  # Keras colours its text
+            return f"raises {type(e).__name__}: {text[:400]}"
+
+    saved = {n: getattr(cases.rnn, n) for n in ("_is_cuda_cudnn_available", name)
+             if hasattr(cases.rnn, n)}
     cases.rnn._is_cuda_cudnn_available = lambda: True
-    setattr(cases.rnn, name, wrapper)
-    layer = cases.L.LSTM(4) if kind == "lstm" else cases.L.GRU(4)
+    if original is not None:
+        setattr(cases.rnn, name, wrapper)
+    make = cases.L.LSTM if kind == "lstm" else cases.L.GRU
     try:
-        layer(cases._input())
-        seen["layer"] = "returns"
-    except Exception as e:
-        seen["layer"] = f"raises {type(e).__name__}"
+        result = {"layer": call(make(4)).split(":")[0] if original is not None else "not asked"}
+        try:
+            strict = make(4, use_cudnn=True)
+        except (TypeError, ValueError):  # no use_cudnn argument before Keras 3.2
+            strict = None
+        if strict is not None:
+            result["use_cudnn_true"] = call(strict)
+            result["checker_use_cudnn_true"] = [f.message for f in cases.cudnn_check.check_layer(strict)]
     finally:
-        for n, f in saved.items():
-            setattr(cases.rnn, n, f)
-    return {"calls": [kind] if "body" in seen else [], "error": None,
-            "body": seen.get("body", "not called"), "layer": seen["layer"]}
+        for n in ("_is_cuda_cudnn_available", name):
+            if n in saved:
+                setattr(cases.rnn, n, saved[n])
+            elif n == "_is_cuda_cudnn_available":
+                delattr(cases.rnn, n)
+    body = "no such function" if original is None else seen.get("body", "not called")
+    return {"calls": [kind] if "body" in seen else [], "error": None, "body": body, **result}
 
 
 data = cases.run_all()
