@@ -256,17 +256,10 @@ def title(msg: Message, lang: str, runs) -> str:
 
 
 def release_text(msg: Message, runs, lang: str) -> str:
-    from .version_claims import WORDS as VWORDS, keras_runs
+    from .version_claims import WORDS as VWORDS, keras_runs, runs_of
     every = keras_runs(runs, msg.detail["backend"])
     hits = {id(r) for r in record_runs(msg, runs)}
-    holds = [id(r) in hits for r in every]
-    spans, start = [], None
-    for i, h in enumerate(holds + [False]):
-        if h and start is None:
-            start = i
-        elif not h and start is not None:
-            spans.append((start, i - 1))
-            start = None
+    spans = runs_of([id(r) in hits for r in every])
 
     def short(i: int) -> str:  # 3.13 for 3.13.2, as the versions table names a release
         return ".".join(every[i].version.split(".")[:2])

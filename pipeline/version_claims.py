@@ -160,6 +160,18 @@ def since(runs: list[Run], backend: str, case: str, outcome: str, where: str = "
     return _short(chosen, holds, first), chosen[first:]
 
 
+def runs_of(holds: list[bool]) -> list[tuple[int, int]]:
+    """The (first, last) index of each run of consecutive True values."""
+    spans, start = [], None
+    for i, h in enumerate(holds + [False]):
+        if h and start is None:
+            start = i
+        elif not h and start is not None:
+            spans.append((start, i - 1))
+            start = None
+    return spans
+
+
 def releases(runs: list[Run], backend: str, case: str, outcome: str, where: str = "",
              lang: str = "en") -> tuple[str, list[Run]]:
     """The releases run that give `outcome`, as ranges: "3.4 to 3.8"."""
@@ -168,13 +180,7 @@ def releases(runs: list[Run], backend: str, case: str, outcome: str, where: str 
     holds = [_holds(r, case, outcome, where) for r in chosen]
     if not any(holds):
         raise ClaimError(f"{where}: {claim}: no release run gives {outcome!r}")
-    spans, start = [], None
-    for i, h in enumerate(holds + [False]):
-        if h and start is None:
-            start = i
-        elif not h and start is not None:
-            spans.append((start, i - 1))
-            start = None
+    spans = runs_of(holds)
     to = WORDS[lang]["to"]
     text = ", ".join(_short(chosen, holds, a) if a == b
                      else f"{_short(chosen, holds, a)} {to} {_short(chosen, holds, b)}"

@@ -528,15 +528,6 @@ def test_training_program_reports_every_gradient_within_tolerance_on_a_gpu(built
 
 # --- the page: each program in one place, built from what the copy button copies -----------------
 
-@pytest.fixture(scope="module")
-def page_site(request) -> Path:
-    """The built site: the `site` fixture's build, or BROWSER_TEST_SITE (a folder) when set."""
-    given = os.environ.get("BROWSER_TEST_SITE")
-    root = (REPO / given).resolve() if given else request.getfixturevalue("site")
-    assert (root / "index.html").is_file(), f"no built site in {root}"
-    return root
-
-
 @functools.lru_cache(maxsize=None)
 def _soup(page: Path):
     """A built page, parsed once for all the tests that read it."""
@@ -566,8 +557,8 @@ def _tab_sets(page: Path) -> list[list[tuple[str, str]]]:
 BUILD_TAB = {"": "Build and run", "es": "Compilar y ejecutar"}
 
 
-def _program_tabs(page_site: Path, lang: str) -> dict[str, list[tuple[str, str]]]:
-    page = (page_site / lang if lang else page_site) / "cudnn-c" / "index.html"
+def _program_tabs(site_root: Path, lang: str) -> dict[str, list[tuple[str, str]]]:
+    page = (site_root / lang if lang else site_root) / "cudnn-c" / "index.html"
     found = {}
     for tabs in _tab_sets(page):
         labels = [label for label, _ in tabs]
@@ -584,7 +575,7 @@ def _plain_reader_env() -> dict:
     return env
 
 
-def test_each_program_builds_in_an_empty_folder_from_what_the_page_copies(page_site, tmp_path):
+def test_each_program_builds_in_an_empty_folder_from_what_the_page_copies(site_root, tmp_path):
     """For each program the page gives whole: the files of its tabs, as copied, saved under
     their tab's name in an empty folder; the last tab, as copied, pasted into a shell there. The
     program compiles with -Werror and links; without a GPU it says so and exits with 77."""
@@ -592,7 +583,7 @@ def test_each_program_builds_in_an_empty_folder_from_what_the_page_copies(page_s
     header = (C_DIR / "cudnn_check.h").read_text().rstrip()
     runs: dict[str, tuple] = {}  # the same tabs in both languages: built once
     for lang in BUILD_TAB:
-        programs = _program_tabs(page_site, lang)
+        programs = _program_tabs(site_root, lang)
         assert set(programs) == expected, (lang, sorted(programs))
         for name, tabs in programs.items():
             files = dict(tabs[:-1])
@@ -642,11 +633,11 @@ def test_the_install_line_names_the_wheels_the_commands_ask_for():
             "nvidia.cudnn", "nvidia.cuda_runtime", "nvidia.cuda_nvcc"}, p
 
 
-def test_the_page_shows_no_build_only_lines_in_its_code(page_site):
+def test_the_page_shows_no_build_only_lines_in_its_code(site_root):
     """No code block of the C page, in either language, carries a line meant for this site's
     build: the `// snippet:` header, section markers, the build's own variables."""
     for lang in BUILD_TAB:
-        page = (page_site / lang if lang else page_site) / "cudnn-c" / "index.html"
+        page = (site_root / lang if lang else site_root) / "cudnn-c" / "index.html"
         blocks = [_copied(code) for code in _soup(page).select("div.highlight pre code")]
         assert len(blocks) >= 15, len(blocks)
         for text in blocks:
