@@ -42,8 +42,8 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import (charts, published, records, runner, setup_lines, startup_noise,  # noqa: E402
-                      version_claims)
+from pipeline import (charts, page_programs, published, records, runner,  # noqa: E402
+                      startup_noise, version_claims)
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -72,10 +72,17 @@ TEXT = {
     "not_run_body": "Execution is turned off and this snippet has no cached result.",
     "times_header": "| Snippet | Status | Seconds | Device | Finished (UTC) |",
     "language": "en",  # the language charts are drawn in (pipeline/charts.py WORDS)
-    # Under a shown block that uses names from the lines above it (pipeline/setup_lines.py).
-    "setup_title": "What this block relies on: the lines above it in the file",
-    "setup_helper": "`{module}.py` is a helper next to the snippet: [shown in full]({link}).",
-    "setup_helper_here": "`{module}.py` is a helper next to the snippet, in `snippets/{folder}/`.",
+    # Under a shown part of a program that holds more (pipeline/page_programs.py).
+    "program_title": "The whole program, as the copy button copies it",
+    "program_body": "The copy button copies this whole program. It runs on its own, in an "
+                    "empty folder.",
+    "program_body_helpers": "The copy button copies this whole program, with the code of "
+                            "{helpers} in place of its import: it runs on its own, in an empty "
+                            "folder.",
+    "program_helper": "`{module}` ({lines}, [shown in full]({link}))",
+    "program_helper_here": "`{module}` ({lines})",
+    "program_lines": "{lines} lines",
+    "program_and": "and",
     # GPU records (results/): {machine}, {date} and {where} are filled in.
     "needs_gpu_body_recorded": "This snippet needs a CUDA GPU. The machine that ran it for this "
                                "page has none. What it printed here:",
@@ -132,7 +139,7 @@ def on_pre_build(config):
     execute = os.environ.get("SNIPPETS_EXECUTE", "1") != "0"
     _state["error"] = None
     try:
-        outcomes = runner.run_all(project, execute_stale=execute)
+        outcomes = runner.run_all(project, execute_stale=execute, progress=log.info)
     except SnippetError as e:
         raise PluginError(str(e))
     _state["outcomes"] = {o.snippet.rel: o for o in outcomes}
@@ -363,47 +370,16 @@ def _at_marker(render):
     return replace
 
 
-def render_setup(m, config, page) -> str:
-    """A shown block, followed, when it uses names from the lines above it in its file, by
-    those lines in a collapsed block and the helper modules they import."""
-    project, t = _state["project"], _text(config)
-    path = project.snippets / m.group("ref")
-    if not path.is_file():
-        return m.group(0)  # pymdownx.snippets reports the missing file
-    found = setup_lines.setup_for(path.read_text(encoding="utf-8"), m.group("section"))
-    if found is None:
-        return m.group(0)
-    setup, _ = found
-    docs = Path(config["docs_dir"])
-    suffix = "" if t["language"] == "en" else f".{t['language']}"
-    pages = sorted(p for p in docs.glob(f"*{suffix}.md")
-                   if suffix or p.name.count(".") == 1)
-    notes = []
-    for module in setup_lines.local_helpers(setup, path.parent):
-        rel = (path.parent / f"{module}.py").relative_to(project.snippets).as_posix()
-        shown = setup_lines.where_shown(rel, pages, docs)
-        if shown:
-            page_name = shown[0].replace(suffix + ".md", ".md") if suffix else shown[0]
-            notes.append(t["setup_helper"].format(module=module,
-                                                  link=f"{page_name}#{shown[1]}"))
-        else:
-            notes.append(t["setup_helper_here"].format(
-                module=module, folder=path.parent.relative_to(project.snippets).as_posix()))
-    indent = m.group("indent")
-    ticks = "`" * max(3, 1 + max((len(x) for x in re.findall(r"`+", setup)), default=0))
-    body = "\n\n".join(notes + [f"{ticks}python\n{setup}\n{ticks}"])
-    note = f'??? note "{_quote(t["setup_title"])}"\n\n' + _indent(body)
-    return m.group(0) + "\n\n" + "\n".join(indent + line if line else "" for line in
-                                             note.splitlines())
-
-
 def on_page_markdown(markdown, page, config, files):
     try:
         markdown = version_claims.render(markdown, _state["matrix"], _text(config)["language"],
                                          page.file.src_uri)
     except version_claims.ClaimError as e:
         _problem(str(e))
-    markdown = setup_lines.SHOWN.sub(lambda m: render_setup(m, config, page), markdown)
+    t = _text(config)
+    markdown = page_programs.rewrite(markdown, _state["project"].snippets,
+                                     page_programs.Pages(Path(config["docs_dir"]), t["language"]),
+                                     t)
     markdown = OUTPUT.sub(_at_marker(lambda m: render_output(m.group(1), config, page)), markdown)
     markdown = GPU_RESULT.sub(_at_marker(lambda m: render_gpu_result(m.group(1), config, page)),
                               markdown)
@@ -458,6 +434,7 @@ def markdown_inline(text: str) -> str:
 def on_page_content(content, page, config, files):
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's outputs, as the hook's above
         content = startup_noise.strip_notebook_html(content)
+    content = page_programs.add_copy(content, _state["project"].snippets)
     lang, cache = _text(config)["language"], _state["project"].cache / "charts"
     content = SPEEDUP_EVIDENCE.sub(lambda m: (
         render_chart(published.OWN_BENCHMARK, config, page, True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import http.server
 import io
+import json
 import os
 import re
 import textwrap
@@ -527,10 +528,24 @@ def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
 COPY_CASES = [(lang, url) for url in COPY_PAGES for lang in LANGS]
 
 
+def executed_program(ref: str) -> str:
+    """The program the build ran for a Python snippet (the runner's cache), its end trimmed as
+    the copy button trims it: what a Python block's copy button copies, whichever part the block
+    shows (tests/test_copied_programs.py checks every page's blocks; here, the real button)."""
+    from pipeline import runner
+    rel = ref.partition(":")[0]
+    [o] = runner.run_all(runner.Project(REPO), execute_stale=False, only=[rel])
+    assert o.data_dir, f"{rel}: the build has not run it"
+    entry = Path(o.data_dir).parent
+    name = json.loads((entry / "result.json").read_text(encoding="utf-8"))["program"]
+    return (entry / name).read_text(encoding="utf-8").rstrip()
+
+
 @pytest.mark.parametrize("lang,url", COPY_CASES, ids=page_ids(COPY_CASES))
 def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
     """Each code block titled snippets/F that embeds F: its copy button puts on the clipboard the
-    snippet's text (see snippet_text for exactly what is compared)."""
+    snippet's text (see snippet_text for exactly what is compared), or for a Python file the
+    whole program the build ran (executed_program)."""
     path, blocks = path_of(lang, url), titled_embeds(url)
     assert blocks, f"{path}: no titled snippet block to copy from"
     tab = open_tab(path, clipboard=True)
@@ -550,7 +565,8 @@ def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
         page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''",
                                polling=50, timeout=5_000)
         copied = page.evaluate("navigator.clipboard.readText()")
-        expected = snippet_text(ref)
+        expected = executed_program(ref) if ref.partition(":")[0].endswith(".py") \
+            else snippet_text(ref)
         if copied != expected:
             first = next((n for n, (a, b) in enumerate(zip(copied.split("\n"),
                                                           expected.split("\n"))) if a != b),
@@ -561,6 +577,31 @@ def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
                             f"({len(copied)} vs {len(expected)} characters)")
     problems += tab.other_hosts()
     assert not problems, report(path, problems)
+
+
+def test_the_whole_program_listing_copies_the_program_and_a_helper_offers_no_copy(open_tab):
+    """Under a shown part of a program, the collapsed listing's copy button copies the same
+    program as the shown part's; a helper module shown to read has no copy button."""
+    tab = open_tab(path_of("en", "criteria/"), clipboard=True)
+    page = tab.page
+    expected = executed_program("criteria/tf_backend/masking.py")
+    program = page.locator('div.program[data-program="criteria/tf_backend/masking.py"]')
+    program.locator("details").evaluate("d => d.open = true")
+    copied = []
+    for block in (program.locator("div.highlight").nth(0), program.locator("details div.highlight")):
+        page.evaluate("navigator.clipboard.writeText('')")
+        block.scroll_into_view_if_needed()
+        block.hover()
+        block.locator("button.md-code__button[data-md-type=copy], button.md-clipboard").first.click()
+        page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''",
+                               polling=50, timeout=5_000)
+        copied.append(page.evaluate("navigator.clipboard.readText()"))
+    assert copied == [expected, expected], [c[:80] for c in copied]
+    helper = page.locator('div.no-copy[data-listing="criteria/tf_backend/_pretend_gpu.py"]')
+    helper.evaluate("e => e.closest('details').open = true")
+    helper.hover()
+    assert helper.locator("button.md-code__button, button.md-clipboard").count() == 0
+    assert not tab.problems, report("/criteria/", tab.problems)
 
 
 @pytest.mark.parametrize("lang", LANGS)
