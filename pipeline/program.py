@@ -206,12 +206,12 @@ class _Builder:
                 continue
             self.done.add(helper.resolve())
             self.files.append(helper.resolve())
-            code, _, _ = self.piece(helper, main=False)
+            self.helpers.append((helper.name, len(helper.read_text(encoding="utf-8").splitlines())))
+            code, _, _ = self.piece(helper, main=False)  # its own helpers are written out in it
             while code and not code[0].strip():
                 code.pop(0)
             while code and not code[-1].strip():
                 code.pop()
-            self.helpers.append((helper.name, len(helper.read_text(encoding="utf-8").splitlines())))
             out += ["", f"# ---- {helper.name}, written out here so that this file runs on its "
                     f"own ----", *code, f"# ---- end of {helper.name} ----", ""]
         aliases: dict[str, str] = {}
