@@ -190,7 +190,8 @@ def test_a_copied_program_runs_in_an_empty_folder_with_a_bare_environment(site, 
     from the warning page and run as a reader runs it: no SNIPPET_* variables, no sandbox, a new
     folder as its only company."""
     buttons, _ = blocks[site / "warning" / "index.html"]
-    [text] = {t for _, t in buttons if is_python(t) and "tf.keras.__version__" in t}  # block, listing
+    # The shown block and its listing copy the same program.
+    [text] = {t for _, t in buttons if is_python(t) and "tf.keras.__version__" in t}
     (tmp_path / "which_keras.py").write_text(text + "\n", encoding="utf-8")
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "3"}
     proc = subprocess.run([sys.executable, "which_keras.py"], cwd=tmp_path, env=env,
