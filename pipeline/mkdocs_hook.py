@@ -13,7 +13,8 @@ In a page:
   <!-- published-speedups -->         others' published speed-ups (data/published_speedups.yml)
   <!-- published-speedups-chart -->   the same as a chart, titled as published, not measured here
   <!-- speedup-link -->               a link to this site's GPU speed-ups when any are recorded,
-                                      otherwise to the published chart (pipeline/published.py)
+                                      otherwise to the home page's published chart
+                                      (pipeline/published.py): "measured" only with a record
   <!-- speedup-evidence -->           the home page's chart: ours when recorded, then the published
   <!-- execution-times -->            how long each snippet took
   <!-- versions-table -->, <!-- since: ... -->, <!-- version-claims --> ...
@@ -61,12 +62,17 @@ SPEEDUP_EVIDENCE = re.compile(r"<!--\s*speedup-evidence\s*-->")
 # Words the hook writes into pages. Each language overrides them under `extra.pipeline_text`
 # in its mkdocs-static-i18n `languages:` entry.
 TEXT = {
+    # An output's title: what ran it, and where. `told_gpu` when the program told Keras that a
+    # GPU is present (its _pretend_gpu.py helper) on a machine without one.
     "output": "Output",
-    "ran_on": "ran on",
-    "cached": "from cache",
-    "needs_gpu_title": "Needs a GPU",
-    "needs_gpu_body": "This snippet needs a CUDA GPU. The machine that ran it for this page has "
-                      "none, so no GPU output is shown. What it printed:",
+    "ran_cpu": "run here on a CPU",
+    "ran_gpu": "run here on a GPU ({gpu})",
+    "told_gpu": "with Keras told a GPU is present",
+    # A program that needs a GPU, where there is none: said once, in one line (the page says
+    # what it shows on a GPU), then the GPU records of it, if any.
+    "needs_gpu_title": "Needs a GPU.",
+    "needs_gpu": "Without one it only says so, and no GPU run of it is on record yet.",
+    "needs_gpu_recorded": "Without one it only says so. On a GPU:",
     "failed_title": "Snippet failed",
     "not_run_title": "Not executed",
     "not_run_body": "Execution is turned off and this snippet has no cached result.",
@@ -83,16 +89,16 @@ TEXT = {
     "program_helper_here": "`{module}` ({lines})",
     "program_lines": "{lines} lines",
     "program_and": "and",
+    # Above a chart or diagram wider than the screen (overrides/assets/scroll-hint.js).
+    "scroll_hint": "Wider than the screen: swipe sideways to see it all",
     # GPU records (results/): {machine}, {date} and {where} are filled in.
-    "needs_gpu_body_recorded": "This snippet needs a CUDA GPU. The machine that ran it for this "
-                               "page has none. What it printed here:",
     "recorded_title": "Recorded on {machine} · {date}",
     "recorded_body": "This output was recorded on {machine} on {date}, for the current version "
-                     "of this snippet.",
+                     "of this program.",
     "recorded_output": "Output · recorded on {machine} · {date}",
-    "stale_title": "From an older version of this snippet · {machine} · {date}",
+    "stale_title": "From an older version of this program · {machine} · {date}",
     "stale_body": "This output was recorded on {machine} on {date} for an older version of this "
-                  "snippet. The snippet has changed since, so this is not what it prints now. "
+                  "program. The program has changed since, so this is not what it prints now. "
                   "A new run on a GPU records the current version.",
     "stale_output": "Output of an older version · recorded on {machine} · {date}",
     "no_record_title": "No GPU record",
@@ -106,7 +112,7 @@ TEXT = {
                      "failed": "Failed", "tests": "GPU tests"},
     "machine_words": {"supports": "supports CUDA", "compute": "compute capability",
                       "toolkit": "toolkit", "built": "built with", "system": "system",
-                      "older": "for older versions of their snippets",
+                      "older": "for older versions of their programs",
                       "interrupted": "interrupted", "none": "none",
                       "passed": "passed", "failed": "failed", "skipped": "skipped",
                       "not_run": "not run", "scale": "sizes"},
@@ -220,6 +226,15 @@ def render_records(recs: list[records.Record], t: dict) -> str:
     return "\n\n".join(blocks)
 
 
+def _where(o: runner.Outcome, t: dict) -> str:
+    """Where an output was made, in the reader's words: "run here on a CPU, with Keras told a
+    GPU is present"."""
+    if o.device == "CPU":
+        told = any(h.name == "_pretend_gpu.py" for h in o.snippet.helpers)
+        return t["ran_cpu"] + (f", {t['told_gpu']}" if told else "")
+    return t["ran_gpu"].format(gpu=o.device.removeprefix("GPU: "))
+
+
 def render_output(rel: str, config, page) -> str:
     t = _text(config)
     o = _state["outcomes"].get(rel)
@@ -229,14 +244,12 @@ def render_output(rel: str, config, page) -> str:
     date = o.finished_at[:10]
     if o.status == runner.OK:  # start-up log lines left out here, kept in the cache
         return _fence(startup_noise.strip(o.stdout) or "(no output)",
-                      f"{t['output']} · {t['ran_on']} {o.device} · {date}")
-    if o.status == runner.NEEDS_GPU:
-        said = startup_noise.strip(o.stdout + o.stderr).strip() or "(nothing)"
+                      f"{t['output']} · {_where(o, t)} · {date}")
+    if o.status == runner.NEEDS_GPU:  # its "needs a GPU: ..." line is not news to the reader
         recs = records.for_snippet(_state["machines"], rel)
-        body = t["needs_gpu_body_recorded"] if recs else t["needs_gpu_body"]
-        box = (f'!!! warning "{t["needs_gpu_title"]}"\n    {body}\n\n'
-               + _indent(_fence(said, f"{t['output']} · {t['ran_on']} {o.device} · {date}")))
-        return box + ("\n\n" + render_records(recs, t) if recs else "")
+        line = (f'<p class="needs-gpu"><strong>{html.escape(t["needs_gpu_title"])}</strong> '
+                f'{html.escape(t["needs_gpu_recorded" if recs else "needs_gpu"])}</p>')
+        return line + ("\n\n" + render_records(recs, t) if recs else "")
     if o.status == runner.NOT_RUN:
         return f'!!! note "{t["not_run_title"]}: {rel}"\n    {t["not_run_body"]}'
     body = o.problem + "\n\n" + (o.stderr_tail() or o.stdout[-2000:])
@@ -387,7 +400,9 @@ def on_page_markdown(markdown, page, config, files):
     lang = _text(config)["language"]
     markdown = PUBLISHED.sub(_at_marker(lambda m: published.table(published.load(), lang)),
                              markdown)
-    markdown = SPEEDUP_LINK.sub(lambda m: published.speedup_link(_state["machines"], lang), markdown)
+    home = page.file.src_uri.split(".")[0] == "index"
+    markdown = SPEEDUP_LINK.sub(lambda m: published.speedup_link(_state["machines"], lang, home),
+                                markdown)
     return TIMES.sub(_at_marker(lambda m: render_times(config)), markdown)
 
 
@@ -431,6 +446,16 @@ def markdown_inline(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
 
 
+SCROLLERS = re.compile(r'<(?:div class="scroll-box chart-box"|figure class="diagram")(?= )')
+
+
+def _scroll_hints(content: str, hint: str) -> str:
+    """Charts and diagrams scroll sideways in their box when wider than the screen: each box
+    carries the words that say so, which site.css shows while it overflows."""
+    value = html.escape(hint, quote=True)
+    return SCROLLERS.sub(lambda m: f'{m.group(0)} data-scroll-hint="{value}"', content)
+
+
 def on_page_content(content, page, config, files):
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's outputs, as the hook's above
         content = startup_noise.strip_notebook_html(content)
@@ -441,4 +466,6 @@ def on_page_content(content, page, config, files):
         if published.own_gpu_records(_state["machines"]) else "")
         + published.chart_html(lang, cache), content)
     content = PUBLISHED_CHART.sub(lambda m: published.chart_html(lang, cache), content)
-    return CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))), content)
+    content = CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))),
+                        content)
+    return _scroll_hints(content, _text(config)["scroll_hint"])

@@ -156,9 +156,11 @@ def add_copy(page_html: str, snippets: Path) -> str:
     def wrap(m: re.Match) -> str:
         ref = html.unescape(m.group("ref"))
         text = program_mod.build(snippets / ref, snippets).text
-        # In a quoted attribute only `&` and the quote need escaping (Python code has more
-        # double quotes than single ones); line breaks stay as they are.
-        value = text.replace("&", "&amp;").replace("'", "&#39;")
+        # Escaped as in any attribute, `<` and `>` too (a reader of the page's text that
+        # takes the first `>` for a tag's end must not read code), but not `"`: the value is
+        # in single quotes, and Python code has more double quotes. Line breaks stay as they are.
+        value = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                 .replace("'", "&#39;"))
         return (f'<div class="program" data-program="{m.group("ref")}" data-copy=\'{value}\'>'
                 f'{m.group(0)}</div>')
     return BLOCK.sub(wrap, page_html)

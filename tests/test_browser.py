@@ -338,6 +338,14 @@ def test_page_loads_cleanly_and_fits_a_phone(open_tab, lang, url):
         }""")
         problems.append(f"scrolls sideways at {PHONE['width']} px: scrollWidth {widths[0]} > "
                         f"clientWidth {widths[1]}; too wide: {', '.join(wide) or '?'}")
+    # A name in a table cell (`recurrent_dropout`, `nvidia-cudnn-cu12`) is never broken across
+    # lines.
+    tab.lay_out_everything()
+    broken = tab.page.evaluate("""() => [...document.querySelectorAll('article td code')]
+        .filter(c => !/\\s/.test(c.textContent) && c.getClientRects().length > 1)
+        .map(c => c.textContent)""")
+    if broken:
+        problems.append(f"code broken across lines in table cells: {broken[:6]}")
     assert not problems, report(path, problems)
 
 
@@ -957,6 +965,50 @@ def test_chart_text_is_at_least_11_px_on_a_phone(open_tab, lang, url):
     unboxed = [name for name, _, box in sizes if box not in ("auto", "scroll")]
     assert not small and not unboxed, report(path, small + [f"{n}: not in a scroll box"
                                                            for n in unboxed] + tab.problems)
+
+
+WIDE_PAGES = sorted(set(CHART_PAGES) | set(DIAGRAM_PAGES))
+
+
+@pytest.mark.parametrize("lang,url", WIDE_PAGES, ids=page_ids(WIDE_PAGES))
+def test_a_chart_or_diagram_wider_than_a_phone_says_so_and_scrolls_to_all_of_it(open_tab, lang,
+                                                                                 url):
+    """At 390 px, a chart or diagram that does not fit its column scrolls in its own box to its
+    last bar and label, and a line in the page's language above it says so, in view."""
+    path = path_of(lang, url)
+    tab = open_tab(path, viewport=PHONE_390, is_mobile=True, has_touch=True)
+    tab.lay_out_everything()
+    tab.page.wait_for_timeout(100)  # the resize observer marks the boxes once laid out
+    boxes = tab.page.evaluate("""() => [...document.querySelectorAll(
+        'article figure.benchmark-chart > .chart-box, article figure.diagram')].map(box => {
+          const shown = box.querySelector('svg').getBoundingClientRect();
+          const hint = getComputedStyle(box, '::before');
+          const name = box.closest('figure').dataset.benchmark || box.querySelector('svg')
+                       .getAttribute('aria-label').slice(0, 40);
+          box.scrollLeft = box.scrollWidth;
+          const end = box.querySelector('svg').getBoundingClientRect().right;
+          return {name, hides: box.scrollWidth > box.clientWidth + 1,
+                  scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+                  reached: end <= box.getBoundingClientRect().right + 1,
+                  hint: hint.display !== 'none' ? hint.content : '',
+                  room: shown.top - box.getBoundingClientRect().top};
+        })""")
+    assert boxes, f"{path}: no chart or diagram"
+    words = {"en": "swipe sideways", "es": "desliza de lado"}[lang]
+    problems = []
+    for b in boxes:
+        if not b["hides"]:
+            continue
+        if not b["scrolls"] or not b["reached"]:
+            problems.append(f"{b['name']}: wider than its column and its end cannot be reached")
+        if words not in b["hint"] or b["room"] < 10:
+            problems.append(f"{b['name']}: wider than its column, and nothing says so "
+                            f"(hint {b['hint']!r}, {b['room']:.0f} px above it)")
+    assert not problems, report(path, problems + tab.problems)
+    ARTIFACTS.mkdir(exist_ok=True)
+    first = tab.page.locator("article figure.benchmark-chart, article figure.diagram").first
+    first.evaluate("f => (f.querySelector('.chart-box') || f).scrollLeft = 0")
+    first.screenshot(path=str(ARTIFACTS / f"phone-wide-{lang}-{url.strip('/') or 'index'}.png"))
 
 
 @pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=page_ids(NOTEBOOK_PAGES))
