@@ -1,6 +1,7 @@
-"""Helpers shared by the benchmark snippets: timing and provenance, and writing results.
+"""Helpers shared by the benchmark programs: timing and provenance, and writing results.
 
-Copy this file next to a benchmark snippet to run it on your own machine.
+A benchmark copied from its page holds this file's code already; in the repository it sits
+beside the benchmarks, which import it.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The cuDNN speed-up benchmark's shared half: the sweep, the timing, the statistics, the FLOP
-count, the GPU's own matrix-multiply rate and the result files. Each framework's snippet
+count, the GPU's own matrix-multiply rate and the result files. Each framework's program
 (cudnn_speedup_*.py) says how to run one layer on the cuDNN path and on the generic one.
 
 What is measured, for each framework present:
@@ -200,7 +200,7 @@ def summarize(framework: str, grid: list) -> list:
 
 
 def write(framework: str, grid: list, summary: list, rate: dict, notes: dict) -> None:
-    """The result files the benchmarks page draws; every framework's snippet writes the same
+    """The result files the benchmarks page draws; every framework's program writes the same
     names, so one chart shows them all side by side."""
     common = dict(framework=framework, matmul=rate, grid=grid, expects_gpu=True,
                   flops_formula="2*G*B*T*H*(I+H), x3 for a training step; G=4 LSTM, 3 GRU; I=H",

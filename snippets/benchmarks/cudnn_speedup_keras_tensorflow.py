@@ -3,7 +3,7 @@ use_cudnn=False (the generic loop), on the same GPU. The model and timing are in
 # snippet: timeout=1800 needs=gpu exclusive
 import os
 
-os.environ["KERAS_BACKEND"] = "tensorflow"  # this snippet measures one backend
+os.environ["KERAS_BACKEND"] = "tensorflow"  # this program measures one backend
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf
 import keras
