@@ -119,7 +119,7 @@ TEXT = {
 }
 
 _state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None,
-                "machines": [], "matrix": []}
+                "machines": [], "matrix": [], "program_parts": {}}
 
 
 def on_startup(command, dirty):
@@ -459,7 +459,8 @@ def _scroll_hints(content: str, hint: str) -> str:
 def on_page_content(content, page, config, files):
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's outputs, as the hook's above
         content = startup_noise.strip_notebook_html(content)
-    content = page_programs.add_copy(content, _state["project"].snippets)
+    store = _state["program_parts"][page.file.src_uri] = {}
+    content = page_programs.add_copy(content, _state["project"].snippets, store)
     lang, cache = _text(config)["language"], _state["project"].cache / "charts"
     content = SPEEDUP_EVIDENCE.sub(lambda m: (
         render_chart(published.OWN_BENCHMARK, config, page, True)
@@ -469,3 +470,15 @@ def on_page_content(content, page, config, files):
     content = CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))),
                         content)
     return _scroll_hints(content, _text(config)["scroll_hint"])
+
+
+def on_post_page(output, page, config):
+    """The pieces of the page's programs (pipeline/page_programs.py), after the search index
+    has read the page."""
+    store = _state["program_parts"].pop(page.file.src_uri, None)
+    if not store:
+        return output
+    # Right after the article: before the page's scripts (overrides/assets/program-copy.js
+    # reads it when it runs), outside the text a reader reads.
+    at = output.rindex("</article>") + len("</article>")
+    return output[:at] + "\n" + page_programs.parts_script(store) + output[at:]

@@ -13,15 +13,17 @@ Only what the build runs is offered to copy: the block of a helper module or of 
 the version matrix (which runs in other environments) gets no copy button (Material's
 `.no-copy`).
 `add_copy()`, on the page's HTML, puts each marked block, with the listing under it, in a
-`<div class="program">` that holds the program as `data-copy`: Material's copy button copies
-the `data-copy` of the closest element that has one instead of the code's text (Material for
-MkDocs 9.4.4 and newer, `content.code.copy`). Both blocks copy the same program, kept once in
-the page.
+`<div class="program">` that names the pieces of its program; the page keeps each piece once
+(`parts_script()`), and overrides/assets/program-copy.js joins a div's pieces into its
+`data-copy` when the page loads: Material's copy button copies the `data-copy` of the closest
+element that has one instead of the code's text (Material for MkDocs 9.4.4 and newer,
+`content.code.copy`). Both blocks copy the same program.
 """
 from __future__ import annotations
 
 import ast
 import html
+import json
 import re
 import unicodedata
 from pathlib import Path
@@ -150,17 +152,42 @@ def _helper_path(path: Path, name: str, snippets: Path) -> Path:
     return beside if beside.is_file() else snippets / name
 
 
-def add_copy(page_html: str, snippets: Path) -> str:
-    """Each program's code block, and the collapsed listing under it, go into one div that holds
-    the program as `data-copy` (what Material's copy button copies for both)."""
+# A helper written out in a program, from its first line to its last: the same text in every
+# program that imports it (pipeline/program.py), so a page keeps it once.
+HELPER_BLOCK = re.compile(r"^# ---- (\S+), written out here so that this file runs on its own ----\n"
+                          r".*?^# ---- end of \1 ----\n", re.S | re.M)
+
+
+def pieces(text: str) -> list[str]:
+    """A program cut into pieces whose concatenation is the program: each helper written out
+    in it is a piece of its own."""
+    out, at = [], 0
+    for m in HELPER_BLOCK.finditer(text):
+        out += [text[at:m.start()], m.group(0)]
+        at = m.end()
+    return [p for p in out + [text[at:]] if p]
+
+
+def add_copy(page_html: str, snippets: Path, store: dict[str, str]) -> str:
+    """Each program's code block, and the collapsed listing under it, go into one div naming the
+    pieces of its program (`data-copy-parts`); `store` gets each piece once, by key, for
+    `parts_script()`. overrides/assets/program-copy.js joins a div's pieces into its
+    `data-copy`, what Material's copy button copies for both blocks. A helper shared by many
+    programs (the checker: some 50 KB) is then in the page once, not once per program."""
     def wrap(m: re.Match) -> str:
         ref = html.unescape(m.group("ref"))
-        text = program_mod.build(snippets / ref, snippets).text
-        # Escaped as in any attribute, `<` and `>` too (a reader of the page's text that
-        # takes the first `>` for a tag's end must not read code), but not `"`: the value is
-        # in single quotes, and Python code has more double quotes. Line breaks stay as they are.
-        value = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-                 .replace("'", "&#39;"))
-        return (f'<div class="program" data-program="{m.group("ref")}" data-copy=\'{value}\'>'
-                f'{m.group(0)}</div>')
+        keys = []
+        for piece in pieces(program_mod.build(snippets / ref, snippets).text):
+            key = program_mod.sha256(piece.encode())[:16]
+            store[key] = piece
+            keys.append(key)
+        return (f'<div class="program" data-program="{m.group("ref")}" '
+                f'data-copy-parts="{" ".join(keys)}">{m.group(0)}</div>')
     return BLOCK.sub(wrap, page_html)
+
+
+def parts_script(store: dict[str, str]) -> str:
+    """The pieces of a page's programs, as JSON in a script element that no browser runs (put in
+    after the search index is made: a program's text is not the page's text)."""
+    data = json.dumps(store, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
+    return f'<script type="application/json" id="program-parts">{data}</script>'

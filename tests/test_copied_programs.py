@@ -4,8 +4,9 @@ Every Python code block's copy button, on every page in both languages, copies a
 the build ran, byte for byte, alone in an empty folder, and that run ended well or said "needs a
 GPU" (exit code 77). What the button copies is read from the built HTML the way Material's copy
 button reads it (its clipboard handler: the `data-copy` of the closest element that has one,
-else the code's text; the end trimmed); tests/test_browser.py clicks buttons in Chromium and
-finds the same. The runs are the build's own (the runner's cache, as the `site` build left it):
+else the code's text; the end trimmed), `data-copy` being, once the page has loaded, the pieces
+its div names joined (overrides/assets/program-copy.js); tests/test_browser.py clicks buttons in
+Chromium and finds the same. The runs are the build's own (the runner's cache, as the `site` build left it):
 nothing runs twice here, except the one program the first report found broken
 (`which_keras.py`), run again from its copy in an empty folder with a bare environment.
 
@@ -35,6 +36,7 @@ from pipeline.snippets import discover
 SNIPPETS = REPO / "snippets"
 
 
+PARTS = re.compile(r'<script type="application/json" id="program-parts">(.*?)</script>', re.S)
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
 
@@ -62,10 +64,11 @@ class _Blocks(HTMLParser):
 
     def handle_endtag(self, tag):
         if tag == "code" and self.code is not None:
-            said = {"no-copy": None, "data-copy": None, "title": ""}
+            said = {"no-copy": None, "data-copy": None, "data-copy-parts": None}
             for t, a in reversed(self.stack):
-                if said["data-copy"] is None and "data-copy" in a:
-                    said["data-copy"] = a["data-copy"]
+                if said["data-copy"] is None and said["data-copy-parts"] is None:
+                    said["data-copy"] = a.get("data-copy")
+                    said["data-copy-parts"] = a.get("data-copy-parts")
                 if said["no-copy"] is None and "no-copy" in a.get("class", "").split():
                     said["no-copy"] = a.get("data-listing", "")
             self.found.append((said, "".join(self.code)))
@@ -82,14 +85,21 @@ class _Blocks(HTMLParser):
 def copies(page: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(what each copy button of the page's article copies, with where it is; the text and
     file of each block without a button)."""
+    source = page.read_text(encoding="utf-8")
+    store = PARTS.search(source)
+    parts = json.loads(store.group(1)) if store else {}
     parser = _Blocks()  # charts and diagrams hold no code block, and are a tenth of the bytes
-    parser.feed(re.sub(r"<svg\b.*?</svg>", "", page.read_text(encoding="utf-8"), flags=re.S))
+    parser.feed(re.sub(r"<svg\b.*?</svg>", "", PARTS.sub("", source), flags=re.S))
     buttons, listings = [], []
     for n, (said, text) in enumerate(parser.found):
         if said["no-copy"] is not None:
             listings.append((text, said["no-copy"]))
             continue
-        copied = said["data-copy"] if said["data-copy"] is not None else text
+        copied = text
+        if said["data-copy"] is not None:
+            copied = said["data-copy"]
+        elif said["data-copy-parts"] is not None:
+            copied = "".join(parts[key] for key in said["data-copy-parts"].split())
         buttons.append((f"block {n + 1}", copied.rstrip()))  # String.prototype.trimEnd
     return buttons, listings
 
