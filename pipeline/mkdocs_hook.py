@@ -25,6 +25,12 @@ In a page:
 Records (pipeline/records.py) are shown labelled with their machine and date; one made for an
 older version of the snippet says so, and is never shown as current.
 
+A Python block's copy button copies the whole program the runner ran (pipeline/page_programs.py,
+pipeline/program.py); its pieces are added after the article once the search index has read the
+page (on_post_page). Chart boxes and diagrams carry the words that say, on a screen narrower than
+them, that they scroll sideways (overrides/assets/scroll-hint.js). While stale snippets run, a line
+says which one starts and ends, with how many are done and the time so far (runner.Progress).
+
 `mkdocs build` fails naming every failed snippet; `mkdocs serve --no-strict` (what `make serve`
 runs: mkdocs.yml is strict, and strict mode stops the server at the first error) shows an error
 box in the page instead, so that you can fix it while the server runs. SNIPPETS_EXECUTE=0 turns
