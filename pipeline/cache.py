@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import sandbox
+from . import program, sandbox
 from .snippets import Snippet
 
 # Bump when the way results are produced changes, so old entries stop matching.
@@ -24,7 +24,8 @@ def _sha256(data: bytes) -> str:
 
 
 def key_for(snippet: Snippet, requirements: list[Path], device: str) -> str:
-    """Hash of the snippet, the local helpers it uses, the pinned requirements, the device, the
+    """Hash of the snippet, the local helpers it uses, the program a Python snippet runs as
+    (pipeline/program.py), the pinned requirements, the device, the
     BENCH_* variables that size the benchmarks (BENCH_SCALE=4 must not reuse a scale-1 run), and
     the sandbox every snippet runs in (a change to what it allows must run everything again)."""
     h = hashlib.sha256()
@@ -41,6 +42,8 @@ def key_for(snippet: Snippet, requirements: list[Path], device: str) -> str:
     add("source", snippet.path.read_bytes())
     for helper in snippet.helpers:
         add("helper:" + helper.name, helper.read_bytes())
+    if snippet.kind == "py":
+        add("program", program.for_snippet(snippet).text.encode())
     for req in requirements:
         add("requirements:" + req.name, req.read_bytes() if req.is_file() else b"")
     for part in sandbox.files():

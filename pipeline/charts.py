@@ -320,7 +320,8 @@ def draw(sets: list[dict], lang: str = "en") -> str:
     # Room for the note under the axes: 0.17 inch a line of 9-point text, whatever the height.
     fig.tight_layout(rect=(0, (0.12 + 0.17 * (note.count("\n") + 1)) / fig.get_figheight(), 1, 1))
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None})
+    fig.savefig(buf, format="svg", metadata={"Date": None},
+                transparent=True)  # the page's box is white, with its scroll shadows
     plt.close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]  # drop the XML prolog: the SVG goes inline into HTML

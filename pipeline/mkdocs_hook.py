@@ -14,7 +14,7 @@ In a page:
   <!-- published-speedups-chart -->   the same as a chart, titled as published, not measured here
   <!-- speedup-link -->               a link to this site's GPU speed-ups when any are recorded,
                                       otherwise to the home page's published chart, from any page
-                                      (pipeline/published.py)
+                                      (pipeline/published.py): "measured" only with a record
   <!-- speedup-evidence -->           the home page's chart: ours when recorded, then the published
   <!-- execution-times -->            how long each snippet took
   <!-- versions-table -->, <!-- since: ... -->, <!-- version-claims --> ...
@@ -31,6 +31,12 @@ Every page is also checked for what is typed by hand (check_claims): release num
 
 Records (pipeline/records.py) are shown labelled with their machine and date; one made for an
 older version of the snippet says so, and is never shown as current.
+
+A Python block's copy button copies the whole program the runner ran (pipeline/page_programs.py,
+pipeline/program.py); its pieces are added after the article once the search index has read the
+page (on_post_page). Chart boxes and diagrams carry the words that say, on a screen narrower than
+them, that they scroll sideways (overrides/assets/scroll-hint.js). While stale snippets run, a line
+says which one starts and ends, with how many are done and the time so far (runner.Progress).
 
 `mkdocs build` fails naming every failed snippet; `mkdocs serve --no-strict` (what `make serve`
 runs: mkdocs.yml is strict, and strict mode stops the server at the first error) shows an error
@@ -50,8 +56,8 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import (charts, measured, messages, published, records,  # noqa: E402
-                      release_numbers, runner, setup_lines, startup_noise, version_claims)
+from pipeline import (charts, measured, messages, page_programs, published,  # noqa: E402
+                      records, release_numbers, runner, startup_noise, version_claims)
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -69,31 +75,43 @@ SPEEDUP_EVIDENCE = re.compile(r"<!--\s*speedup-evidence\s*-->")
 # Words the hook writes into pages. Each language overrides them under `extra.pipeline_text`
 # in its mkdocs-static-i18n `languages:` entry.
 TEXT = {
+    # An output's title: what ran it, and where. `told_gpu` when the program told Keras that a
+    # GPU is present (its _pretend_gpu.py helper) on a machine without one.
     "output": "Output",
-    "ran_on": "ran on",
-    "cached": "from cache",
-    "needs_gpu_title": "Needs a GPU",
-    "needs_gpu_body": "This snippet needs a CUDA GPU. The machine that ran it for this page has "
-                      "none, so no GPU output is shown. What it printed:",
+    "ran_cpu": "run here on a CPU",
+    "ran_gpu": "run here on a GPU ({gpu})",
+    "told_gpu": "with Keras told a GPU is present",
+    # A program that needs a GPU, where there is none: said once, in one line (the page says
+    # what it shows on a GPU), then the GPU records of it, if any.
+    "needs_gpu_title": "Needs a GPU.",
+    "needs_gpu": "Without one it only says so, and no GPU run of it is on record yet.",
+    "needs_gpu_recorded": "Without one it only says so. On a GPU:",
     "failed_title": "Snippet failed",
     "not_run_title": "Not executed",
     "not_run_body": "Execution is turned off and this snippet has no cached result.",
     "times_header": "| Snippet | Status | Seconds | Device | Finished (UTC) |",
     "language": "en",  # the language charts are drawn in (pipeline/charts.py WORDS)
-    # Under a shown block that uses names from the lines above it (pipeline/setup_lines.py).
-    "setup_title": "What this block relies on: the lines above it in the file",
-    "setup_helper": "`{module}.py` is a helper next to the snippet: [shown in full]({link}).",
-    "setup_helper_here": "`{module}.py` is a helper next to the snippet, in `snippets/{folder}/`.",
+    # Under a shown part of a program that holds more (pipeline/page_programs.py).
+    "program_title": "The whole program, as the copy button copies it",
+    "program_body": "The copy button copies this whole program. It runs on its own, in an "
+                    "empty folder.",
+    "program_body_helpers": "The copy button copies this whole program, with the code of "
+                            "{helpers} in place of its import: it runs on its own, in an empty "
+                            "folder.",
+    "program_helper": "`{module}` ({lines}, [shown in full]({link}))",
+    "program_helper_here": "`{module}` ({lines})",
+    "program_lines": "{lines} lines",
+    "program_and": "and",
+    # Above a chart or diagram wider than the screen (overrides/assets/scroll-hint.js).
+    "scroll_hint": "Wider than the screen: swipe sideways to see it all",
     # GPU records (results/): {machine}, {date} and {where} are filled in.
-    "needs_gpu_body_recorded": "This snippet needs a CUDA GPU. The machine that ran it for this "
-                               "page has none. What it printed here:",
     "recorded_title": "Recorded on {machine} · {date}",
     "recorded_body": "This output was recorded on {machine} on {date}, for the current version "
-                     "of this snippet.",
+                     "of this program.",
     "recorded_output": "Output · recorded on {machine} · {date}",
-    "stale_title": "From an older version of this snippet · {machine} · {date}",
+    "stale_title": "From an older version of this program · {machine} · {date}",
     "stale_body": "This output was recorded on {machine} on {date} for an older version of this "
-                  "snippet. The snippet has changed since, so this is not what it prints now. "
+                  "program. The program has changed since, so this is not what it prints now. "
                   "A new run on a GPU records the current version.",
     "stale_output": "Output of an older version · recorded on {machine} · {date}",
     "no_record_title": "No GPU record",
@@ -107,14 +125,15 @@ TEXT = {
                      "failed": "Failed", "tests": "GPU tests"},
     "machine_words": {"supports": "supports CUDA", "compute": "compute capability",
                       "toolkit": "toolkit", "built": "built with", "system": "system",
-                      "older": "for older versions of their snippets",
+                      "older": "for older versions of their programs",
                       "interrupted": "interrupted", "none": "none",
                       "passed": "passed", "failed": "failed", "skipped": "skipped",
                       "not_run": "not run", "scale": "sizes"},
 }
 
 _state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None,
-                "machines": [], "matrix": [], "messages": {}, "search": None, "checked": {}}
+                "machines": [], "matrix": [], "messages": {}, "search": None, "checked": {},
+                "program_parts": {}}
 
 
 def on_startup(command, dirty):
@@ -140,7 +159,7 @@ def on_pre_build(config):
     execute = os.environ.get("SNIPPETS_EXECUTE", "1") != "0"
     _state["error"] = None
     try:
-        outcomes = runner.run_all(project, execute_stale=execute)
+        outcomes = runner.run_all(project, execute_stale=execute, progress=log.info)
     except SnippetError as e:
         raise PluginError(str(e))
     _state["outcomes"] = {o.snippet.rel: o for o in outcomes}
@@ -227,6 +246,15 @@ def render_records(recs: list[records.Record], t: dict) -> str:
     return "\n\n".join(blocks)
 
 
+def _where(o: runner.Outcome, t: dict) -> str:
+    """Where an output was made, in the reader's words: "run here on a CPU, with Keras told a
+    GPU is present"."""
+    if o.device == "CPU":
+        told = any(h.name == "_pretend_gpu.py" for h in o.snippet.helpers)
+        return t["ran_cpu"] + (f", {t['told_gpu']}" if told else "")
+    return t["ran_gpu"].format(gpu=o.device.removeprefix("GPU: "))
+
+
 def render_output(rel: str, config, page) -> str:
     t = _text(config)
     o = _state["outcomes"].get(rel)
@@ -236,14 +264,12 @@ def render_output(rel: str, config, page) -> str:
     date = o.finished_at[:10]
     if o.status == runner.OK:  # start-up log lines left out here, kept in the cache
         return _fence(startup_noise.strip(o.stdout) or "(no output)",
-                      f"{t['output']} · {t['ran_on']} {o.device} · {date}")
-    if o.status == runner.NEEDS_GPU:
-        said = startup_noise.strip(o.stdout + o.stderr).strip() or "(nothing)"
+                      f"{t['output']} · {_where(o, t)} · {date}")
+    if o.status == runner.NEEDS_GPU:  # its "needs a GPU: ..." line is not news to the reader
         recs = records.for_snippet(_state["machines"], rel)
-        body = t["needs_gpu_body_recorded"] if recs else t["needs_gpu_body"]
-        box = (f'!!! warning "{t["needs_gpu_title"]}"\n    {body}\n\n'
-               + _indent(_fence(said, f"{t['output']} · {t['ran_on']} {o.device} · {date}")))
-        return box + ("\n\n" + render_records(recs, t) if recs else "")
+        line = (f'<p class="needs-gpu"><strong>{html.escape(t["needs_gpu_title"])}</strong> '
+                f'{html.escape(t["needs_gpu_recorded" if recs else "needs_gpu"])}</p>')
+        return line + ("\n\n" + render_records(recs, t) if recs else "")
     if o.status == runner.NOT_RUN:
         return f'!!! note "{t["not_run_title"]}: {rel}"\n    {t["not_run_body"]}'
     body = o.problem + "\n\n" + (o.stderr_tail() or o.stdout[-2000:])
@@ -377,40 +403,6 @@ def _at_marker(render):
     return replace
 
 
-def render_setup(m, config, page) -> str:
-    """A shown block, followed, when it uses names from the lines above it in its file, by
-    those lines in a collapsed block and the helper modules they import."""
-    project, t = _state["project"], _text(config)
-    path = project.snippets / m.group("ref")
-    if not path.is_file():
-        return m.group(0)  # pymdownx.snippets reports the missing file
-    found = setup_lines.setup_for(path.read_text(encoding="utf-8"), m.group("section"))
-    if found is None:
-        return m.group(0)
-    setup, _ = found
-    docs = Path(config["docs_dir"])
-    suffix = "" if t["language"] == "en" else f".{t['language']}"
-    pages = sorted(p for p in docs.glob(f"*{suffix}.md")
-                   if suffix or p.name.count(".") == 1)
-    notes = []
-    for module in setup_lines.local_helpers(setup, path.parent):
-        rel = (path.parent / f"{module}.py").relative_to(project.snippets).as_posix()
-        shown = setup_lines.where_shown(rel, pages, docs)
-        if shown:
-            page_name = shown[0].replace(suffix + ".md", ".md") if suffix else shown[0]
-            notes.append(t["setup_helper"].format(module=module,
-                                                  link=f"{page_name}#{shown[1]}"))
-        else:
-            notes.append(t["setup_helper_here"].format(
-                module=module, folder=path.parent.relative_to(project.snippets).as_posix()))
-    indent = m.group("indent")
-    ticks = "`" * max(3, 1 + max((len(x) for x in re.findall(r"`+", setup)), default=0))
-    body = "\n\n".join(notes + [f"{ticks}python\n{setup}\n{ticks}"])
-    note = f'??? note "{_quote(t["setup_title"])}"\n\n' + _indent(body)
-    return m.group(0) + "\n\n" + "\n".join(indent + line if line else "" for line in
-                                             note.splitlines())
-
-
 def _is_measurement(kind: str, argument: str) -> bool:
     """Whether a marker shows a measurement on record in this build (pipeline/measured.py)."""
     machines = _state["machines"]
@@ -472,7 +464,10 @@ def on_page_markdown(markdown, page, config, files):
                                          page.file.src_uri)
     except version_claims.ClaimError as e:
         _problem(str(e))
-    markdown = setup_lines.SHOWN.sub(lambda m: render_setup(m, config, page), markdown)
+    t = _text(config)
+    markdown = page_programs.rewrite(markdown, _state["project"].snippets,
+                                     page_programs.Pages(Path(config["docs_dir"]), t["language"]),
+                                     t)
     markdown = OUTPUT.sub(_at_marker(lambda m: render_output(m.group(1), config, page)), markdown)
     markdown = GPU_RESULT.sub(_at_marker(lambda m: render_gpu_result(m.group(1), config, page)),
                               markdown)
@@ -480,8 +475,9 @@ def on_page_markdown(markdown, page, config, files):
     lang = _text(config)["language"]
     markdown = PUBLISHED.sub(_at_marker(lambda m: published.table(published.load(), lang)),
                              markdown)
-    markdown = SPEEDUP_LINK.sub(lambda m: published.speedup_link(_state["machines"], lang,
-                                                                 page.file.src_uri), markdown)
+    home = page.file.src_uri.split(".")[0] == "index"
+    markdown = SPEEDUP_LINK.sub(lambda m: published.speedup_link(_state["machines"], lang, home),
+                                markdown)
     return TIMES.sub(_at_marker(lambda m: render_times(config)), markdown)
 
 
@@ -525,13 +521,39 @@ def markdown_inline(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
 
 
+SCROLLERS = re.compile(r'<(?:div class="scroll-box chart-box"|figure class="diagram")(?= )')
+
+
+def _scroll_hints(content: str, hint: str) -> str:
+    """Charts and diagrams scroll sideways in their box when wider than the screen: each box
+    carries the words that say so, which site.css shows while it overflows."""
+    value = html.escape(hint, quote=True)
+    return SCROLLERS.sub(lambda m: f'{m.group(0)} data-scroll-hint="{value}"', content)
+
+
 def on_page_content(content, page, config, files):
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's outputs, as the hook's above
         content = startup_noise.strip_notebook_html(content)
+    store = _state["program_parts"][page.file.src_uri] = {}
+    content = page_programs.add_copy(content, _state["project"].snippets, store)
     lang, cache = _text(config)["language"], _state["project"].cache / "charts"
     content = SPEEDUP_EVIDENCE.sub(lambda m: (
         render_chart(published.OWN_BENCHMARK, config, page, True)
         if published.own_gpu_records(_state["machines"]) else "")
         + published.chart_html(lang, cache), content)
     content = PUBLISHED_CHART.sub(lambda m: published.chart_html(lang, cache), content)
-    return CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))), content)
+    content = CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))),
+                        content)
+    return _scroll_hints(content, _text(config)["scroll_hint"])
+
+
+def on_post_page(output, page, config):
+    """The pieces of the page's programs (pipeline/page_programs.py), after the search index
+    has read the page."""
+    store = _state["program_parts"].pop(page.file.src_uri, None)
+    if not store:
+        return output
+    # Right after the article: before the page's scripts (overrides/assets/program-copy.js
+    # reads it when it runs), outside the text a reader reads.
+    at = output.rindex("</article>") + len("</article>")
+    return output[:at] + "\n" + page_programs.parts_script(store) + output[at:]

@@ -225,7 +225,8 @@ def draw(rows: list[dict], lang: str) -> str:
     fig.tight_layout(rect=(0, (0.12 + 0.17 * (note.count("\n") + 1)) / fig.get_figheight(), 1, 1))
     fig.subplots_adjust(left=0.03, right=0.97)  # the labels start at the bars, not at ticks
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None})
+    fig.savefig(buf, format="svg", metadata={"Date": None},
+                transparent=True)  # the page's box is white, with its scroll shadows
     plt.close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]
@@ -287,13 +288,13 @@ def own_gpu_records(machines) -> bool:
                for m in machines for r in m.records)
 
 
-def speedup_link(machines, lang: str, page: str = "index.md") -> str:
+def speedup_link(machines, lang: str, home: bool = True) -> str:
     """The Markdown link behind "usually much slower": to this site's GPU numbers when any are
     on record, otherwise to the home page's section with the published chart, labelled as
-    published. `page` is the page the link is made for (its source path under docs/)."""
+    published. `home`: the link is made for the home page (docs/index*.md); from another page
+    it goes to index.md's section."""
     if lang not in LINKS:
         raise PublishedError(f"no link words for language {lang!r}")
     if own_gpu_records(machines):
         return f"[{LINKS[lang]['own']}](benchmarks.md#cudnn-speed-up)"
-    home = "" if page.split(".")[0] == "index" else "index.md"
-    return f"[{LINKS[lang]['published']}]({home}#{HOME_SECTION})"
+    return f"[{LINKS[lang]['published']}]({'' if home else 'index.md'}#{HOME_SECTION})"

@@ -6,7 +6,7 @@ every later build shows, labelled with that machine.
     results/<machine>/snippets/<snippet>/data/          the files it wrote (benchmark JSON)
 
 A record is the run cache's result.json (snippet, status, stdout, stderr, returncode, seconds,
-finished_at, device, data_files) plus `source_hash` (the snippet and the local helpers it
+finished_at, device, data_files, and for a Python snippet the program it ran as) plus `source_hash` (the snippet and the local helpers it
 imports, nothing else: a record stays valid across machines and library versions, and goes
 stale when the code it ran changes) and `provenance` (the machine: GPU, driver, CUDA, cuDNN,
 frameworks, Python, date). Records are written atomically, one snippet at a time, so an
@@ -33,6 +33,9 @@ DATA_DIR = "data"
 FIELDS = {"snippet": str, "status": str, "stdout": str, "stderr": str, "returncode": int,
           "seconds": (int, float), "finished_at": str, "device": str, "data_files": dict,
           "source_hash": str, "provenance": dict}
+# Kept when the run has them: the name and hash of the program a Python snippet ran as (the one
+# its pages' copy button copies, pipeline/program.py); records made before had none.
+OPTIONAL = {"program": str, "program_sha256": str}
 MATRIX_DIR = "versions"  # results/versions/: the version matrix's cells (pipeline/versions.py)
 RECORDED_STATUS = "ok"  # only what succeeded is recorded; skips and failures go in machine.json
 
@@ -81,7 +84,7 @@ def write(results: Path, slug: str, cache_entry: Path, source: str, provenance: 
     if result.get("status") != RECORDED_STATUS:
         raise RecordError(f"{result.get('snippet')}: only a successful run is recorded, "
                           f"not status {result.get('status')!r}")
-    record = {k: result[k] for k in FIELDS if k in result}
+    record = {k: result[k] for k in (*FIELDS, *OPTIONAL) if k in result}
     record.update(source_hash=source, provenance=provenance)
     final = record_dir(results, slug, record["snippet"])
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -164,6 +167,7 @@ class Machine:
 def _check(record: dict, folder: Path, rel: str, where: Path) -> None:
     bad = [k for k, kind in FIELDS.items() if not isinstance(record.get(k), kind)
            or (kind is int and isinstance(record.get(k), bool))]
+    bad += [k for k, kind in OPTIONAL.items() if k in record and not isinstance(record[k], kind)]
     if bad:
         raise RecordError(f"{where}: missing or mistyped {', '.join(bad)}")
     if record["snippet"] != rel:

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import device as device_mod
+from . import program as program_mod
 from . import sandbox
 from .cache import Cache, key_for
 from .files import write_atomic
@@ -57,6 +59,7 @@ class Outcome:
     device: str = ""
     data_dir: str | None = None
     problem: str = ""  # one line saying what went wrong
+    program_sha256: str = ""  # of the program that ran (Python): what the copy button copies
 
     def stderr_tail(self) -> str:
         return "\n".join(self.stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:])
@@ -124,10 +127,15 @@ def _run_process(cmd: list[str], cwd: Path, env: dict, timeout: float, log_prefi
 
 
 def _command(snippet: Snippet, work: Path, env: dict, timeout: float, python: str):
-    """The command that runs the snippet; C files are built first by their folder's Makefile,
-    told which Python runs the build (the one whose packages hold cuDNN's wheels, if any)."""
+    """The command that runs the snippet. A Python snippet runs as the program a reader copies
+    (pipeline/program.py: its helpers written out), saved in its work folder under the
+    snippet's name, as a reader saves it in an empty folder. C files are built first by their
+    folder's Makefile, told which Python runs the build (the one whose packages hold cuDNN's
+    wheels, if any)."""
     if snippet.kind == "py":
-        return [python, str(snippet.path)], None
+        (work / snippet.path.name).write_text(program_mod.for_snippet(snippet).text,
+                                              encoding="utf-8")
+        return [python, snippet.path.name], None
     build = work / "build"
     build.mkdir()
     binary = build / snippet.path.stem
@@ -196,14 +204,17 @@ def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
         status, problem = FAILED, f"wrote outside its folder: {outside[0]}{more}"
     for scratch in ("home", "tmp"):  # not part of the result
         shutil.rmtree(work / scratch, ignore_errors=True)
+    ran = work / snippet.path.name if snippet.kind == "py" else None
     outcome = Outcome(snippet, status, stdout, stderr, rc, seconds, True,
                       datetime.now(timezone.utc).isoformat(timespec="seconds"), device,
-                      problem=problem)
+                      problem=problem, program_sha256=program_mod.sha256(ran.read_bytes())
+                      if ran and ran.is_file() else "")
     if status in GOOD:  # a result is stored only on success
         final = cache.store(key, work, {
             "snippet": snippet.rel, "status": status, "stdout": stdout, "stderr": stderr,
             "returncode": rc, "seconds": seconds, "finished_at": outcome.finished_at,
-            "device": device,
+            "device": device, **({"program": ran.name, "program_sha256": outcome.program_sha256}
+                                 if ran else {}),
         })
         outcome.data_dir = str(final / "data")
     else:
@@ -214,17 +225,54 @@ def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
 def from_cache(snippet: Snippet, result: dict) -> Outcome:
     return Outcome(snippet, result["status"], result["stdout"], result["stderr"],
                    result["returncode"], result["seconds"], False, result["finished_at"],
-                   result["device"], result["data_dir"])
+                   result["device"], result["data_dir"],
+                   program_sha256=result.get("program_sha256", ""))
+
+
+class Progress:
+    """One line when a stale snippet starts and one when it ends, with how many of the stale
+    ones are done and the time so far, as sphinx-gallery does: a first build runs for minutes,
+    and its reader sees what is running.
+
+        snippets: 42 to run, 37 from the cache
+        snippets: [ 3/42] 0:21 running criteria/jax_backend/masking.py
+        snippets: [ 3/42] 0:30 ok (9.8 s) criteria/jax_backend/masking.py
+    """
+
+    def __init__(self, say: Callable[[str], None], total: int, cached: int):
+        self.say, self.total, self.done = say, total, 0
+        self.started = time.monotonic()
+        self.lock = threading.Lock()  # starts are told from the pool's threads
+        if total:
+            say(f"snippets: {total} to run, {cached} from the cache")
+
+    def _line(self, what: str) -> str:
+        seconds = int(time.monotonic() - self.started)
+        width = len(str(self.total))
+        return (f"snippets: [{self.done:>{width}}/{self.total}] {seconds // 60}:{seconds % 60:02d} "
+                f"{what}")
+
+    def start(self, snippet: Snippet) -> None:
+        with self.lock:
+            self.say(self._line(f"running {snippet.rel}"))
+
+    def end(self, o: Outcome) -> None:
+        with self.lock:
+            self.done += 1
+            how = f"{o.status} ({o.seconds:.1f} s)" + (f": {o.problem}" if o.problem else "")
+            self.say(self._line(f"{how} {o.snippet.rel}"))
 
 
 def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = None,
             only: list[str] | None = None, skip_missing: bool = False,
-            on_done: Callable[[Outcome], None] | None = None) -> list[Outcome]:
+            on_done: Callable[[Outcome], None] | None = None,
+            progress: Callable[[str], None] | None = None) -> list[Outcome]:
     """Run what is stale; return one Outcome per snippet, in discovery order.
 
     `skip_missing`: a snippet that dies of a missing framework is skipped, not failed (a GPU
     run). `on_done` is called with each outcome as soon as it is known (cached ones first), in
-    this thread, so that a caller can keep what finished even if a later snippet never does."""
+    this thread, so that a caller can keep what finished even if a later snippet never does.
+    `progress`, when given, is told a line as each stale snippet starts and ends (Progress)."""
     done = on_done or (lambda o: None)
     snippets = discover(project.snippets)
     if only is not None:
@@ -253,17 +301,24 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
     alone = [(s, k) for s, k in stale if s.exclusive or s.kind != "py"]
     shared = [(s, k) for s, k in stale if (s, k) not in alone]
 
+    told = Progress(progress, len(stale), len(outcomes)) if progress else None
+
     def run(s: Snippet, k: str) -> Outcome:
+        if told:
+            told.start(s)
         return execute(s, cache, k, device, project.root, skip_missing, project.python)
+
+    def finished(o: Outcome) -> None:
+        outcomes[o.snippet.rel] = o
+        if told:
+            told.end(o)
+        done(o)
 
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
         for future in as_completed([pool.submit(run, s, k) for s, k in shared]):
-            o = future.result()
-            outcomes[o.snippet.rel] = o
-            done(o)
+            finished(future.result())
     for s, k in alone:
-        outcomes[s.rel] = run(s, k)
-        done(outcomes[s.rel])
+        finished(run(s, k))
 
     ordered = [outcomes[s.rel] for s in snippets]
     if only is None:  # the table covers every snippet: a partial run must not shrink it
@@ -292,7 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         outcomes = run_all(Project(Path(args.root)), execute_stale=not args.no_execute,
-                           jobs=args.jobs, only=args.snippets or None)
+                           jobs=args.jobs, only=args.snippets or None,
+                           progress=lambda line: print(line, flush=True))
     except SnippetError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -31,6 +31,11 @@ class Snippet:
     def kind(self) -> str:
         return self.path.suffix.lstrip(".")
 
+    @property
+    def root(self) -> Path:
+        """The snippets folder it was found in."""
+        return self.path.parents[len(Path(self.rel).parts) - 1]
+
 
 def parse_header(text: str, rel: str) -> dict:
     """Read the `snippet:` line (first 30 lines only)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import re
 import textwrap
 import warnings
@@ -190,6 +191,14 @@ def test_page_loads_cleanly_and_fits_a_phone(open_tab, lang, url):
         }""")
         problems.append(f"scrolls sideways at {PHONE['width']} px: scrollWidth {widths[0]} > "
                         f"clientWidth {widths[1]}; too wide: {', '.join(wide) or '?'}")
+    # A name in a table cell (`recurrent_dropout`, `nvidia-cudnn-cu12`) is never broken across
+    # lines.
+    tab.lay_out_everything()
+    broken = tab.page.evaluate("""() => [...document.querySelectorAll('article td code')]
+        .filter(c => !/\\s/.test(c.textContent) && c.getClientRects().length > 1)
+        .map(c => c.textContent)""")
+    if broken:
+        problems.append(f"code broken across lines in table cells: {broken[:6]}")
     assert not problems, report(path, problems)
 
 
@@ -371,10 +380,24 @@ def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
 COPY_CASES = [(lang, url) for url in COPY_PAGES for lang in LANGS]
 
 
+def executed_program(ref: str) -> str:
+    """The program the build ran for a Python snippet (the runner's cache), its end trimmed as
+    the copy button trims it: what a Python block's copy button copies, whichever part the block
+    shows (tests/test_copied_programs.py checks every page's blocks; here, the real button)."""
+    from pipeline import runner
+    rel = ref.partition(":")[0]
+    [o] = runner.run_all(runner.Project(REPO), execute_stale=False, only=[rel])
+    assert o.data_dir, f"{rel}: the build has not run it"
+    entry = Path(o.data_dir).parent
+    name = json.loads((entry / "result.json").read_text(encoding="utf-8"))["program"]
+    return (entry / name).read_text(encoding="utf-8").rstrip()
+
+
 @pytest.mark.parametrize("lang,url", COPY_CASES, ids=page_ids(COPY_CASES))
 def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
     """Each code block titled snippets/F that embeds F: its copy button puts on the clipboard the
-    snippet's text (see snippet_text for exactly what is compared)."""
+    snippet's text (see snippet_text for exactly what is compared), or for a Python file the
+    whole program the build ran (executed_program)."""
     path, blocks = path_of(lang, url), titled_embeds(url)
     assert blocks, f"{path}: no titled snippet block to copy from"
     tab = open_tab(path, clipboard=True)
@@ -394,7 +417,8 @@ def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
         page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''",
                                polling=50, timeout=5_000)
         copied = page.evaluate("navigator.clipboard.readText()")
-        expected = snippet_text(ref)
+        expected = executed_program(ref) if ref.partition(":")[0].endswith(".py") \
+            else snippet_text(ref)
         if copied != expected:
             first = next((n for n, (a, b) in enumerate(zip(copied.split("\n"),
                                                           expected.split("\n"))) if a != b),
@@ -405,6 +429,31 @@ def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
                             f"({len(copied)} vs {len(expected)} characters)")
     problems += tab.other_hosts()
     assert not problems, report(path, problems)
+
+
+def test_the_whole_program_listing_copies_the_program_and_a_helper_offers_no_copy(open_tab):
+    """Under a shown part of a program, the collapsed listing's copy button copies the same
+    program as the shown part's; a helper module shown to read has no copy button."""
+    tab = open_tab(path_of("en", "criteria/"), clipboard=True)
+    page = tab.page
+    expected = executed_program("criteria/tf_backend/masking.py")
+    program = page.locator('div.program[data-program="criteria/tf_backend/masking.py"]')
+    program.locator("details").evaluate("d => d.open = true")
+    copied = []
+    for block in (program.locator("div.highlight").nth(0), program.locator("details div.highlight")):
+        page.evaluate("navigator.clipboard.writeText('')")
+        block.scroll_into_view_if_needed()
+        block.hover()
+        block.locator("button.md-code__button[data-md-type=copy], button.md-clipboard").first.click()
+        page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''",
+                               polling=50, timeout=5_000)
+        copied.append(page.evaluate("navigator.clipboard.readText()"))
+    assert copied == [expected, expected], [c[:80] for c in copied]
+    helper = page.locator('div.no-copy[data-listing="criteria/tf_backend/_pretend_gpu.py"]')
+    helper.evaluate("e => e.closest('details').open = true")
+    helper.hover()
+    assert helper.locator("button.md-code__button, button.md-clipboard").count() == 0
+    assert not tab.problems, report("/criteria/", tab.problems)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -723,6 +772,50 @@ def test_chart_text_is_at_least_11_px_on_a_phone(open_tab, lang, url):
     unboxed = [name for name, _, box in sizes if box not in ("auto", "scroll")]
     assert not small and not unboxed, report(path, small + [f"{n}: not in a scroll box"
                                                            for n in unboxed] + tab.problems)
+
+
+WIDE_PAGES = sorted(set(CHART_PAGES) | set(DIAGRAM_PAGES))
+
+
+@pytest.mark.parametrize("lang,url", WIDE_PAGES, ids=page_ids(WIDE_PAGES))
+def test_a_chart_or_diagram_wider_than_a_phone_says_so_and_scrolls_to_all_of_it(open_tab, lang,
+                                                                                 url):
+    """At 390 px, a chart or diagram that does not fit its column scrolls in its own box to its
+    last bar and label, and a line in the page's language above it says so, in view."""
+    path = path_of(lang, url)
+    tab = open_tab(path, viewport=PHONE_390, is_mobile=True, has_touch=True)
+    tab.lay_out_everything()
+    tab.page.wait_for_timeout(100)  # the resize observer marks the boxes once laid out
+    boxes = tab.page.evaluate("""() => [...document.querySelectorAll(
+        'article figure.benchmark-chart > .chart-box, article figure.diagram')].map(box => {
+          const shown = box.querySelector('svg').getBoundingClientRect();
+          const hint = getComputedStyle(box, '::before');
+          const name = box.closest('figure').dataset.benchmark || box.querySelector('svg')
+                       .getAttribute('aria-label').slice(0, 40);
+          box.scrollLeft = box.scrollWidth;
+          const end = box.querySelector('svg').getBoundingClientRect().right;
+          return {name, hides: box.scrollWidth > box.clientWidth + 1,
+                  scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
+                  reached: end <= box.getBoundingClientRect().right + 1,
+                  hint: hint.display !== 'none' ? hint.content : '',
+                  room: shown.top - box.getBoundingClientRect().top};
+        })""")
+    assert boxes, f"{path}: no chart or diagram"
+    words = {"en": "swipe sideways", "es": "desliza de lado"}[lang]
+    problems = []
+    for b in boxes:
+        if not b["hides"]:
+            continue
+        if not b["scrolls"] or not b["reached"]:
+            problems.append(f"{b['name']}: wider than its column and its end cannot be reached")
+        if words not in b["hint"] or b["room"] < 10:
+            problems.append(f"{b['name']}: wider than its column, and nothing says so "
+                            f"(hint {b['hint']!r}, {b['room']:.0f} px above it)")
+    assert not problems, report(path, problems + tab.problems)
+    ARTIFACTS.mkdir(exist_ok=True)
+    first = tab.page.locator("article figure.benchmark-chart, article figure.diagram").first
+    first.evaluate("f => (f.querySelector('.chart-box') || f).scrollLeft = 0")
+    first.screenshot(path=str(ARTIFACTS / f"phone-wide-{lang}-{url.strip('/') or 'index'}.png"))
 
 
 @pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=page_ids(NOTEBOOK_PAGES))

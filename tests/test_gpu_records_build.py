@@ -75,11 +75,12 @@ def test_needs_a_gpu_box_shows_the_record_labelled_with_machine_and_date(mini, m
     rec, = records.for_snippet(records.load_all(mini.root / "results", mini.root / "snippets"),
                                "g/gpu.py")
     date = rec.date
-    assert "Needs a GPU" in text and "needs a GPU: no CUDA device here" in text  # this build
-    assert "What it printed here:" in text and "so no GPU output is shown" not in text
+    # Said once, in one line: the program's own "needs a GPU: ..." line is not repeated.
+    assert "Needs a GPU. Without one it only says so. On a GPU:" in text
+    assert "needs a GPU: no CUDA device here" not in text and "no GPU run of it" not in text
     assert f"Recorded on GPU: Test Card · {date}" in text
     assert "TEST-RECORD-ONE" in text
-    assert "for the current version of this snippet" in text
+    assert "for the current version of this program" in text
     assert "results/" not in text  # where the record is kept is not for the reader
     assert "older version" not in text
 
@@ -91,11 +92,11 @@ def test_a_record_of_an_older_version_says_so_and_is_never_shown_as_current(mini
     proc = mini.build(env=CPU)
     assert proc.returncode == 0, proc.stderr
     text = _text(_html(mini))
-    assert "From an older version of this snippet · GPU: Test Card" in text
-    assert "recorded on GPU: Test Card" in text and "for an older version of this snippet" in text
+    assert "From an older version of this program · GPU: Test Card" in text
+    assert "recorded on GPU: Test Card" in text and "for an older version of this program" in text
     assert "Output of an older version · recorded on GPU: Test Card" in text
     assert "TEST-RECORD-ONE" in text and "TEST-RECORD-TWO" not in text
-    assert "current version of this snippet (" not in text and "Recorded on GPU" not in text
+    assert "current version of this program (" not in text and "Recorded on GPU" not in text
     # Recorded again on the GPU: current again.
     _record(mini, monkeypatch, version="TWO")
     assert mini.build(env=CPU).returncode == 0

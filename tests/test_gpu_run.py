@@ -196,9 +196,13 @@ def test_a_gpu_run_records_what_ran_skips_missing_frameworks_and_reports_failure
 
 
 def _running(path: Path) -> bool:
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+    """Whether the snippet runs: as its program (pipeline/program.py), `python NAME.py` in a work
+    folder under the project's .cache."""
+    project = path.parent.parent
+    for proc in Path("/proc").glob("[0-9]*"):
         try:
-            if str(path).encode() in cmdline.read_bytes():
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+            if path.name.encode() in args and Path(os.readlink(proc / "cwd")).is_relative_to(project):
                 return True
         except OSError:
             pass

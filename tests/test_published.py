@@ -129,6 +129,8 @@ def test_the_link_goes_to_own_gpu_numbers_once_recorded(tmp_path):
         "[cifras publicadas, no medidas aquí](#how-much-faster)"
     assert published.speedup_link([records.Machine("m", {}, [rec])], "en") == \
         "[measured on a GPU](benchmarks.md#cudnn-speed-up)"
+    assert published.speedup_link([], "en", home=False) == \
+        "[published figures, not measured here](index.md#how-much-faster)"
 
 
 def _built(site: Path, name: str, lang: str) -> str:

@@ -106,29 +106,96 @@ def test_outputs_carry_no_library_start_up_lines(site):
     # The lines are gone from the page, not from the runs: what the snippets printed is kept.
     kept = [json.loads(p.read_text()) for p in (REPO / ".cache" / "runs").glob("*/result.json")]
     assert any(STARTUP.search(r.get("stdout", "") + r.get("stderr", "")) for r in kept)
-    # A "needs a GPU" box still shows the snippet's own line.
-    c_page = (site / "cudnn-c" / "index.html").read_text(encoding="utf-8")
-    assert "needs a GPU:" in c_page
     notebook = (site / "notebooks" / "rnn-lstm" / "index.html").read_text(encoding="utf-8")
     assert "GPUs visible:" in notebook  # the first cell's own output is still there
+
+
+# --- what ran, and where, in the reader's words -------------------------------------------------
+
+# The build's words for what the reader sees as a program and its run (English and Spanish).
+RUN_WORDS = re.compile(r"(?<![/\w.-])(?:snippets?|fragmentos?)(?![/\w.-])|GPU pretended|"
+                       r"pretended GPU|GPU simulada|simulando una GPU", re.I)
+PRE = re.compile(r"<pre\b.*?</pre>|<span class=\"filename\">.*?</span>", re.S)
+
+
+def prose(page: Path) -> str:
+    """The article without its code and outputs (what programs print is theirs, and a block's
+    title names its file, snippets/...)."""
+    found = ARTICLE.search(page.read_text(encoding="utf-8"))
+    text = re.sub(r"<[^>]+>", " ", PRE.sub(" ", found.group(1)))
+    return html.unescape(re.sub(r"\s+", " ", text))
+
+
+def test_the_check_knows_the_words_readers_met():
+    for phrase in ("The snippet trains on both paddings with a GPU pretended",
+                   "Este fragmento traza", "simulando una GPU ([cómo]"):
+        assert RUN_WORDS.search(phrase), phrase
+    for fine in ("snippets/criteria/tf_backend/masking.py", "run here on a CPU, with Keras told a "
+                 "GPU is present", "the C version program"):
+        assert not RUN_WORDS.search(fine), fine
+
+
+def test_reader_pages_say_what_ran_and_where_in_reader_words(site):
+    """No "snippet" or "GPU pretended" in a reader page's prose; an output's title says where it
+    ran ("run here on a CPU, with Keras told a GPU is present"); a program that needs a GPU gets
+    one line, not a box that repeats what it printed."""
+    problems = []
+    for page in reader_pages(site):
+        text = prose(page)
+        for m in RUN_WORDS.finditer(text):
+            near = text[max(0, m.start() - 60):m.end() + 30]
+            problems.append(f"{page.relative_to(site)}: …{near}…")
+        raw = page.read_text(encoding="utf-8")
+        if re.search(r'class="admonition-title">(Needs a GPU|Necesita una GPU)', raw):
+            problems.append(f"{page.relative_to(site)}: a box of what a GPU-only program printed")
+    assert not problems, "\n".join(problems[:30])
+    criteria = (site / "criteria" / "index.html").read_text(encoding="utf-8")
+    assert "Output · run here on a CPU, with Keras told a GPU is present · " in criteria
+    assert '<p class="needs-gpu"><strong>Needs a GPU.</strong>' in criteria
+    es = (site / "es" / "criteria" / "index.html").read_text(encoding="utf-8")
+    assert "Salida · ejecutado aquí en una CPU, diciéndole a Keras que hay una GPU · " in es
+
+
+def test_measured_links_only_to_a_measurement():
+    """A link that says "measured" must lead to a measurement on record: the warning and home
+    pages say how much slower the generic kernel is through <!-- speedup-link -->, which links
+    to this site's GPU numbers only when a GPU run is on record."""
+    for page in (REPO / "docs").glob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        for label, target in re.findall(r"\[([^\]]*)\]\(([^)]*)\)", text):
+            if re.search(r"\b(measured|medid[oa]s?)\b", label, re.I):
+                assert False, f"{page.name}: [{label}]({target}) is typed by hand"
+    for name in ("warning.md", "warning.es.md", "index.md", "index.es.md"):
+        assert "<!-- speedup-link -->" in (REPO / "docs" / name).read_text(encoding="utf-8")
 
 
 # --- the benchmarks page ------------------------------------------------------------------------
 
 
-def test_benchmarks_open_with_results_and_the_run_times_are_on_the_build_page(site):
-    for lang, results, build_times in (("", "Results", "Finished (UTC)"),
-                                       ("es", "Resultados", "Terminado (UTC)")):
+def first_h2(page: str) -> str:
+    article = ARTICLE.search(page).group(1)
+    found = re.search(r"<h2[^>]*>(.*?)</h2>", article, re.S).group(1)
+    return re.sub(r"<a class=\"headerlink\".*?</a>|<[^>]+>", "", found).strip()
+
+
+def test_benchmarks_and_fixing_open_with_their_answer_and_the_run_times_are_on_the_build_page(
+        site):
+    """Benchmarks: how much faster cuDNN is, its chart before the first list of how it is
+    measured; Fixing: the change to make, before the checker's machinery."""
+    for lang, answer, fix, build_times in (
+            ("", "How much faster is cuDNN?", "The smallest change for each cause",
+             "Finished (UTC)"),
+            ("es", "cuDNN frente al kernel genérico", "El cambio más pequeño para cada causa",
+             "Terminado (UTC)")):
         base = site / lang if lang else site
         page = (base / "benchmarks" / "index.html").read_text(encoding="utf-8")
+        assert first_h2(page).startswith(answer), first_h2(page)
         article = ARTICLE.search(page).group(1)
-        first_h2 = re.search(r"<h2[^>]*>(.*?)</h2>", article, re.S).group(1)
-        assert re.sub(r"<a class=\"headerlink\".*?</a>|<[^>]+>", "", first_h2).strip() == results, \
-            first_h2
-        # A chart comes before the first method bullet.
         assert article.index('class="benchmark-chart') < article.index("<ul>")
         assert build_times not in page
         assert build_times in (base / BUILD_PAGE / "index.html").read_text(encoding="utf-8")
+        fixing = (base / "fixing" / "index.html").read_text(encoding="utf-8")
+        assert first_h2(fixing) == fix, first_h2(fixing)
     for page in site.rglob("index.html"):
         text = page.read_text(encoding="utf-8")
         assert "Drawn at build time" not in text and "Dibujado al construir" not in text, page
@@ -178,40 +245,3 @@ def test_spanish_pages_draw_their_charts_in_spanish_with_a_data_table(site):
     assert checked >= 10, checked
 
 
-# --- code a reader can paste ---------------------------------------------------------------------
-
-
-def test_every_shown_python_block_runs_with_the_lines_shown_under_it(site):
-    """Each Python block a reader page shows from a snippet section uses only names it defines,
-    Python's builtins, or names from the lines above it in the file; those lines are then one
-    click away under the block (a collapsed block holding them), with the helper module they
-    import named and linked."""
-    from pipeline import setup_lines
-
-    checked, problems = 0, []
-    for page in sorted((REPO / "docs").glob("*.md")):
-        if page.stem.startswith(BUILD_PAGE):
-            continue
-        lang = "es" if page.name.endswith(".es.md") else ""
-        stem = page.name.split(".")[0]
-        built = site / lang / ("" if stem == "index" else stem) / "index.html"
-        text = html.unescape(re.sub(r"<[^>]+>", "", built.read_text(encoding="utf-8")))
-        for m in setup_lines.SHOWN.finditer(page.read_text(encoding="utf-8")):
-            source = (REPO / "snippets" / m.group("ref")).read_text(encoding="utf-8")
-            before, shown = setup_lines.section_text(source, m.group("section"))
-            where = f"{page.name}: {m.group('ref')}:{m.group('section')}"
-            if not setup_lines.free_names(shown):
-                continue
-            found = setup_lines.setup_for(source, m.group("section"))
-            left = setup_lines.free_names(found[0] + "\n" + shown)
-            if left:
-                problems.append(f"{where}: uses {sorted(left)}, defined nowhere above it")
-            if found[0].splitlines()[-1].strip() not in text:
-                problems.append(f"{where}: the lines it relies on are not on the page")
-            for module in setup_lines.local_helpers(found[0], (REPO / "snippets" /
-                                                              m.group("ref")).parent):
-                if f"{module}.py" not in text:
-                    problems.append(f"{where}: the helper {module}.py is not named")
-            checked += 1
-    assert not problems, "\n".join(problems)
-    assert checked >= 40, checked

@@ -44,7 +44,7 @@ def test_outputs_and_charts_are_in_the_pages(site):
     assert 'class="benchmark-chart"' in home and "<svg" in home
     assert "Measured on CPU:" in home or "Measured on GPU:" in home
     es = (site / "es" / "index.html").read_text(encoding="utf-8")
-    assert "Salida · ejecutado en" in es and 'lang="es"' in es
+    assert "Salida · ejecutado aquí en una CPU" in es and 'lang="es"' in es
 
 
 def test_language_switcher_points_to_the_same_page(site):

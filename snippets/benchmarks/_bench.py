@@ -1,6 +1,7 @@
-"""Helpers shared by the benchmark snippets: timing and provenance, and writing results.
+"""Helpers shared by the benchmark programs: timing and provenance, and writing results.
 
-Copy this file next to a benchmark snippet to run it on your own machine.
+A benchmark copied from its page holds this file's code already; in the repository it sits
+beside the benchmarks, which import it.
 """
 from __future__ import annotations
 
@@ -108,7 +109,8 @@ def measure(fn, *, warmup: int = 2, repeats: int = 7, sync=None) -> dict:
 
 def spread(samples: list[float]) -> dict:
     """Median, quartiles and extremes of repeated measurements (times, bytes, ...)."""
-    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive") if len(samples) > 1 \
+        else (samples[0],) * 3
     return {"median": statistics.median(samples), "q1": q1, "q3": q3,
             "min": min(samples), "max": max(samples), "samples": list(samples)}
 

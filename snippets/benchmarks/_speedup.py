@@ -1,5 +1,5 @@
 """The cuDNN speed-up benchmark's shared half: the sweep, the timing, the statistics, the FLOP
-count, the GPU's own matrix-multiply rate and the result files. Each framework's snippet
+count, the GPU's own matrix-multiply rate and the result files. Each framework's program
 (cudnn_speedup_*.py) says how to run one layer on the cuDNN path and on the generic one.
 
 What is measured, for each framework present:
@@ -23,7 +23,6 @@ never recorded.
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import time
 
@@ -74,13 +73,6 @@ def flops(layer: str, mode: str, steps: int, units: int, batch: int, features: i
     return forward * (3 if mode == "train" else 1)
 
 
-def spread(samples: list[float]) -> dict:
-    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive") if len(samples) > 1 \
-        else (samples[0],) * 3
-    return {"median": statistics.median(samples), "q1": q1, "q3": q3, "min": min(samples),
-            "max": max(samples), "samples": list(samples)}
-
-
 def paired(cudnn_step, generic_step, sync, warmup: int = 2, repeats: int = 9) -> tuple:
     """Both paths warmed up, then timed in turns; ms per call for each, and the speed-up of
     each pair (generic / cuDNN)."""
@@ -96,7 +88,8 @@ def paired(cudnn_step, generic_step, sync, warmup: int = 2, repeats: int = 9) ->
             step()
             sync()
             out.append((time.perf_counter() - start) * 1000)
-    return spread(fast), spread(slow), spread([g / c for g, c in zip(slow, fast)])
+    return (_bench.spread(fast), _bench.spread(slow),
+            _bench.spread([g / c for g, c in zip(slow, fast)]))
 
 
 def matmul_rate(matmul, sync, n: int = MATMUL_N, repeats: int = 5) -> dict:
@@ -113,7 +106,7 @@ def matmul_rate(matmul, sync, n: int = MATMUL_N, repeats: int = 5) -> dict:
         multiply()
         sync()
         times.append(time.perf_counter() - start)
-    return {"n": n, **spread([2.0 * n ** 3 / t / 1e12 for t in times])}
+    return {"n": n, **_bench.spread([2.0 * n ** 3 / t / 1e12 for t in times])}
 
 
 # --8<-- [start:keras]
@@ -206,12 +199,13 @@ def summarize(framework: str, grid: list) -> list:
             medians = [c["speedup"]["median"] for c in grid
                        if c["layer"] == layer and c["mode"] == mode]
             if medians:
-                rows.append({"variant": f"{framework} {layer} {mode}", **spread(medians)})
+                rows.append({"variant": f"{framework} {layer} {mode}",
+                             **_bench.spread(medians)})
     return rows
 
 
 def write(framework: str, grid: list, summary: list, rate: dict, notes: dict) -> None:
-    """The result files the benchmarks page draws; every framework's snippet writes the same
+    """The result files the benchmarks page draws; every framework's program writes the same
     names, so one chart shows them all side by side."""
     common = dict(framework=framework, matmul=rate, grid=grid, expects_gpu=True,
                   flops_formula="2*G*B*T*H*(I+H), x3 for a training step; G=4 LSTM, 3 GRU; I=H",
@@ -235,7 +229,7 @@ def write(framework: str, grid: list, summary: list, rate: dict, notes: dict) ->
             share = [100 * c["flops"] / (ms / 1000) / 1e12 / rate["median"]
                      for ms in c["cudnn_ms"]["samples"]]
             rows.append({"variant": f"{framework} {c['layer']} {c['mode']}", "x": c["units"],
-                         **spread(share)})
+                         **_bench.spread(share)})
     _bench.write_result("cudnn_tflops", title="cuDNN path: share of the GPU's FP32 matrix-multiply "
                         f"rate, by units (steps {base['steps']}, batch {base['batch']})",
                         metric="% of the FP32 matmul rate measured in the same run",

@@ -1,7 +1,8 @@
 """Throughput (samples per second) of a Keras LSTM training step as the batch grows.
 
-Seed 001 advises a smaller batch to speed up an LSTM that cannot use cuDNN. This measures it:
-the non-cuDNN variant (recurrent_dropout=0.2) and the default one, from small to large batches.
+Common advice is to use a smaller batch to speed up an LSTM that cannot use cuDNN. This measures
+it: the non-cuDNN variant (recurrent_dropout=0.2) and the default one, from small to large
+batches.
 """
 # snippet: timeout=240 exclusive
 # --8<-- [start:show]

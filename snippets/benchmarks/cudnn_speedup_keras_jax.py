@@ -4,7 +4,7 @@ is nothing to compare. The model and timing are in _speedup.py."""
 # snippet: timeout=1800 needs=gpu exclusive
 import os
 
-os.environ["KERAS_BACKEND"] = "jax"  # this snippet measures one backend
+os.environ["KERAS_BACKEND"] = "jax"  # this program measures one backend
 import jax
 import keras
 

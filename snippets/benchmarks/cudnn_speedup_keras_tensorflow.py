@@ -6,7 +6,7 @@ import pathlib
 import re
 import tempfile
 
-os.environ["KERAS_BACKEND"] = "tensorflow"  # this snippet measures one backend
+os.environ["KERAS_BACKEND"] = "tensorflow"  # this program measures one backend
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf
 import keras

@@ -3,7 +3,7 @@ same GPU. The model and timing are in _speedup.py."""
 # snippet: timeout=1800 needs=gpu exclusive
 import os
 
-os.environ["KERAS_BACKEND"] = "torch"  # this snippet measures one backend
+os.environ["KERAS_BACKEND"] = "torch"  # this program measures one backend
 import torch
 from torch.profiler import ProfilerActivity, profile
 import keras

@@ -1,11 +1,13 @@
-"""Run Keras 3's own kernel choice on the JAX backend on a CPU-only machine.
+"""Keras 3's own kernel choice on the JAX backend, on any machine.
 
-Inside `pretend_gpu()`, Keras's JAX backend believes a GPU is present (`_is_gpu_available`), and
-`jax.experimental.rnn.lstm`, the function that runs cuDNN's LSTM, is replaced by a recorder: it
-notes the call, then raises the RuntimeError that Keras catches when cuDNN fails, so Keras falls
-back to its generic loop. Every decision in between (the layer's `inner_loop`, the backend's
+Inside `pretend_gpu()`, `jax.experimental.rnn.lstm`, the function that runs cuDNN's LSTM, notes
+each call that reaches it. Every decision before that (the layer's `inner_loop`, the backend's
 `cudnn_ok` and `lstm`, Bidirectional's fused path) is Keras's unchanged code.
-This proves which path Keras *chooses*; it does not run cuDNN.
+- Without a GPU, Keras's JAX backend is told that a GPU is present (`_is_gpu_available`), and a
+  noted call then raises the RuntimeError that Keras catches when cuDNN fails, so Keras falls
+  back to its generic loop. This shows which path Keras *chooses*; it does not run cuDNN.
+- With a GPU (Keras's own `_is_gpu_available()` says so), nothing is pretended: the noted call
+  goes on into `jax.experimental.rnn.lstm`, and cuDNN runs.
 """
 import contextlib
 import importlib
@@ -17,6 +19,7 @@ import keras
 
 assert keras.backend.backend() == "jax", "KERAS_BACKEND was set to another backend first"
 jax_backend_rnn = importlib.import_module("keras.src.backend.jax.rnn")
+ON_GPU = jax_backend_rnn._is_gpu_available()
 
 
 @contextlib.contextmanager
@@ -24,12 +27,15 @@ def pretend_gpu():
     calls = []
     saved = jax_backend_rnn._is_gpu_available, jax_rnn.lstm
 
-    def recorder(*args, bidirectional=False, **kwargs):
+    def noted(*args, bidirectional=False, **kwargs):
+        out = saved[1](*args, bidirectional=bidirectional, **kwargs) if ON_GPU else None
         calls.append("bidirectional lstm" if bidirectional else "lstm")
-        raise RuntimeError("pretend_gpu: no cuDNN on this machine")
+        if ON_GPU:
+            return out
+        raise RuntimeError("pretend_gpu: no GPU on this machine")
 
     jax_backend_rnn._is_gpu_available = lambda: True
-    jax_rnn.lstm = recorder  # Keras imports it from jax.experimental.rnn at each call
+    jax_rnn.lstm = noted  # Keras imports it from jax.experimental.rnn at each call
     try:
         yield calls
     finally:
@@ -37,7 +43,7 @@ def pretend_gpu():
 
 
 def takes_cudnn(layer, x, **call_kwargs) -> bool:
-    """Would `layer(x)` call cuDNN on a GPU (Keras 3, JAX backend)?"""
+    """Does `layer(x)` call cuDNN on a GPU (Keras 3, JAX backend)?"""
     with pretend_gpu() as calls:
         layer(x, **call_kwargs)
     return bool(calls)

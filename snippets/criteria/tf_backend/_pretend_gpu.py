@@ -1,11 +1,13 @@
-"""Run Keras 3's own kernel choice on a CPU-only machine.
+"""Keras 3's own kernel choice on the TensorFlow backend, on any machine.
 
-Inside `pretend_gpu()`, Keras's TensorFlow backend believes a GPU is present, and its cuDNN
-functions (`_cudnn_lstm`, `_cudnn_gru`) are replaced by a recorder: it runs Keras's own mask
-check, notes the call, then raises the same error a missing cuDNN op raises, so Keras falls
-back to the generic loop exactly as it does when cuDNN is unavailable. Every decision in
-between (the layer's `inner_loop`, the backend's `cudnn_ok`) is Keras's unchanged code.
-This proves which path Keras *chooses*; it does not run cuDNN.
+Inside `pretend_gpu()`, Keras's cuDNN functions (`_cudnn_lstm`, `_cudnn_gru`) note each call
+that reaches them, and the inputs Keras passes. Every decision before that (the layer's
+`inner_loop`, the backend's `cudnn_ok`) is Keras's unchanged code.
+- Without a GPU, Keras is told that a GPU is present (`_is_gpu_available`), and a noted call
+  then runs Keras's own mask check and fails as a missing cuDNN op fails, so Keras falls back to
+  its generic loop. This shows which path Keras *chooses*; it does not run cuDNN.
+- With a GPU (Keras's own `_is_gpu_available()` says so), nothing is pretended: the noted call
+  goes on into Keras's cuDNN function, and cuDNN runs.
 """
 import contextlib
 import importlib
@@ -17,6 +19,7 @@ import tensorflow as tf
 
 assert keras.backend.backend() == "tensorflow", "KERAS_BACKEND was set to another backend first"
 tf_rnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
+ON_GPU = tf_rnn._is_gpu_available()
 
 
 class Calls(list):
@@ -31,18 +34,23 @@ def pretend_gpu():
     calls = Calls()
     saved = tf_rnn._is_gpu_available, tf_rnn._cudnn_lstm, tf_rnn._cudnn_gru
 
-    def recorder(kind):
-        def fake(inputs, *args, **kwargs):
-            mask = args[5] if kind == "lstm" else args[4]  # positional, as Keras passes it
-            if mask is not None:  # in eager mode an invalid mask raises here, and Keras
-                tf_rnn._assert_valid_mask(mask)  # falls back; in a graph it fails at run time
+    def noted(kind, cudnn):
+        def call(inputs, *args, **kwargs):
+            if ON_GPU:
+                out = cudnn(inputs, *args, **kwargs)  # raises before cuDNN on a bad eager mask
+            else:
+                mask = args[5] if kind == "lstm" else args[4]  # positional, as Keras passes it
+                if mask is not None:  # in eager mode an invalid mask raises here, and Keras
+                    tf_rnn._assert_valid_mask(mask)  # falls back; in a graph it fails at run time
             calls.append(kind)
             calls.inputs.append(inputs)
-            raise tf.errors.NotFoundError(None, None, "pretend_gpu: no cuDNN on this machine")
-        return fake
+            if ON_GPU:
+                return out
+            raise tf.errors.NotFoundError(None, None, "pretend_gpu: no GPU on this machine")
+        return call
 
     tf_rnn._is_gpu_available = lambda: True
-    tf_rnn._cudnn_lstm, tf_rnn._cudnn_gru = recorder("lstm"), recorder("gru")
+    tf_rnn._cudnn_lstm, tf_rnn._cudnn_gru = noted("lstm", saved[1]), noted("gru", saved[2])
     try:
         yield calls
     finally:
@@ -50,7 +58,7 @@ def pretend_gpu():
 
 
 def takes_cudnn(layer, x, **call_kwargs) -> bool:
-    """Would `layer(x)` call the cuDNN kernel on a GPU (Keras 3, TF backend)?"""
+    """Does `layer(x)` call the cuDNN kernel on a GPU (Keras 3, TensorFlow backend)?"""
     with pretend_gpu() as calls:
         layer(x, **call_kwargs)
     return bool(calls)
