@@ -1,7 +1,8 @@
-"""Material's search worker with the site's fixes to lunr: `assets/javascripts/workers/
-search.lunr-fix.<hash>.min.js`, Material's worker followed by hooks/search_worker_fixes.js (what
-and why: that file's comments). overrides/main.html names it instead of Material's worker in every
-page's `__config`; the name carries a hash of the content, so a browser never keeps an older copy.
+"""Material's search worker with the site's fixes: `assets/javascripts/workers/
+search.lunr-fix.<hash>.min.js`, Material's worker between hooks/search_worker_prelude.js (how a
+query reaches it) and hooks/search_worker_fixes.js (fixes to lunr; what and why: each file's
+comments). overrides/main.html names it instead of Material's worker in every page's `__config`;
+the name carries a hash of the content, so a browser never keeps an older copy.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pipeline.files import write_atomic  # noqa: E402
 
 WORKERS = "assets/javascripts/workers"
+PRELUDE = Path(__file__).with_name("search_worker_prelude.js")
 FIX = Path(__file__).with_name("search_worker_fixes.js")
 
 
@@ -30,7 +32,8 @@ def material_worker(config) -> Path:
 
 def fixed_worker(config) -> tuple[str, bytes]:
     source = material_worker(config)
-    content = source.read_bytes().rstrip(b"\n") + b"\n" + FIX.read_bytes()
+    content = (PRELUDE.read_bytes().rstrip(b"\n") + b"\n" + source.read_bytes().rstrip(b"\n")
+               + b"\n" + FIX.read_bytes())
     return f"{WORKERS}/search.lunr-fix.{hashlib.sha256(content).hexdigest()[:8]}.min.js", content
 
 

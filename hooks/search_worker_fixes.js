@@ -49,3 +49,24 @@ lunr.Index.prototype.search = function (queryString) {
   })
   return results.sort(function (a, b) { return b.score - a.score })
 }
+
+// 3. A pasted line is searched even where it looks like lunr's query syntax.
+// lunr reads `:` as a field name's end, `~` and `^` as edit distance and boost (numbers must
+// follow), `+` and `-` before a word as required and prohibited, and `\` as an escape. A line
+// such as "~/.keras", "a^b" or "x,-" made it refuse the query ("Invalid query", no result). A
+// query lunr cannot parse is parsed again with those characters read as spaces. (Quotes, and a
+// `+` or `-` that starts a pasted word: hooks/search_worker_prelude.js.)
+var parse = lunr.QueryParser.prototype.parse
+lunr.QueryParser.prototype.parse = function () {
+  var clauses = this.query.clauses.length
+  try {
+    return parse.call(this)
+  } catch (error) {
+    if (!(error instanceof lunr.QueryParseError)) throw error
+    this.query.clauses.length = clauses
+    this.lexer = new lunr.QueryLexer(this.lexer.str.replace(/[+\-:~^\\]/g, " "))
+    this.currentClause = {}
+    this.lexemeIdx = 0
+    return parse.call(this)
+  }
+}

@@ -227,9 +227,26 @@ def test_the_served_worker_holds_exactly_the_indexed_words_however_nodes_are_num
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_query_the_worker_fails_on_is_told_from_an_empty_one(workers, lang):
-    """The tests below see a worker error: "a^b" is a lunr syntax error ("boost must be
-    numeric"), "AttributeError:" leaves Material no term and finds nothing, without an error."""
-    assert workers[lang].failures(["a^b", "AttributeError:", "cudnn"]) == ["a^b"]
+    """The tests below see a worker error: a query that is not text fails inside Material's
+    search ("Invalid query: 42"); "AttributeError:" leaves Material no term and finds nothing,
+    without an error."""
+    assert workers[lang].failures([42, "AttributeError:", "cudnn"]) == [42]
+
+
+# Lines readers paste that look like lunr's or Material's query syntax: each used to fail or
+# find nothing (hooks/search_worker_prelude.js, hooks/search_worker_fixes.js).
+SYNTAX_IN_LOGS = ['For more information, run with TORCH_LOGS="+dynamic".', "~/.keras/keras.json",
+                  "a^b LSTM", "cudnn~rnn", "-1 steps LSTM", "++x GRU", 'the "cudnn" LSTM']
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_query_syntax_in_a_pasted_line_is_searched_as_text(workers, lang):
+    """Quotes, a word's leading + or -, and ~ or ^ inside a word are read as text: no error,
+    and each line finds pages."""
+    worker = workers[lang]
+    assert worker.failures(SYNTAX_IN_LOGS) == [], worker.explain(SYNTAX_IN_LOGS)
+    answers = worker.page.evaluate("queries => window.__ask(queries)", SYNTAX_IN_LOGS)
+    assert all(a["pages"] for a in answers), list(zip(SYNTAX_IN_LOGS, answers))
 
 
 def typed(message: str) -> list[str]:
@@ -256,6 +273,10 @@ def test_every_quoted_message_and_heading_pasted_whole_or_typed_key_by_key(site_
     assert not failed, worker.explain(failed)
 
 
+# Letters, digits and every character lunr or Material reads as query syntax.
+SYNTAX_CHARACTERS = 'ab1 +-~^:*"\'\\()[]{}<>=.,/'
+
+
 def runs_of_words(texts: list[str]):
     """A run of one to eight words, from a random place of a random text."""
     texts = [words_of(t) for t in texts if words_of(t)]
@@ -277,11 +298,13 @@ def runs_of_characters(texts: list[str]):
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_random_runs_of_prose_and_code_never_fail(site_root, workers, lang, data):
-    """Random runs of words from the pages' prose and code, and slices of their code lines:
-    no search-worker error (Hypothesis shrinks a failing query to a short one)."""
+    """Random runs of words from the pages' prose and code, slices of their code lines, and
+    strings of query-syntax characters: no search-worker error (Hypothesis shrinks a failing
+    query to a short one)."""
     text = site_text(site_root, lang)
     query = data.draw(st.one_of(runs_of_words(text["prose"]), runs_of_words(text["code"]),
-                                runs_of_characters(text["code"])), label="query")
+                                runs_of_characters(text["code"]),
+                                st.text(SYNTAX_CHARACTERS, min_size=1, max_size=16)), label="query")
     worker = workers[lang]
     failed = worker.failures([query, query[: max(1, len(query) // 2)]])
     assert not failed, worker.explain(failed)
