@@ -106,7 +106,7 @@ def test_a_record_of_an_older_version_says_so_and_is_never_shown_as_current(mini
 
 def test_a_gpu_result_claim_without_a_record_fails_the_strict_build(mini, monkeypatch):
     mini.snippet("g/gpu.py", GPU_SNIPPET.format(version="ONE"))
-    _page(mini, "Measured on a GPU:\n\n<!-- gpu-result: g/gpu.py -->\n")
+    _page(mini, "On a GPU:\n\n<!-- gpu-result: g/gpu.py -->\n")
     proc = mini.build(env=CPU)
     assert proc.returncode != 0
     assert ("index.md: <!-- gpu-result: g/gpu.py --> claims a GPU result, but no record under "
