@@ -26,15 +26,19 @@ lunr.TokenSet.prototype.toString = function () {
 // whose title holds one of them ("GPU", "libraries") came before the section that holds the whole
 // message; Material's own bonus for holding more of the words (at most 2x) cannot make up for it.
 // Here each result's score is multiplied by the square of the share of the query's words it
-// holds: a one- or two-word query whose words a result all holds ranks as before.
-var search = lunr.Index.prototype.search
+// holds: a one- or two-word query whose words a result all holds ranks as before. And a word made
+// of wildcards alone (what Material makes of "**" or "/**<" in pasted code) matched every word of
+// every title: it is left out.
 lunr.Index.prototype.search = function (queryString) {
-  var results = search.call(this, queryString)
-  var query = new lunr.Query(this.fields)
-  new lunr.QueryParser(queryString, query).parse()
-  var terms = query.clauses
-    .filter(function (clause) { return clause.presence !== lunr.Query.presence.PROHIBITED })
-    .map(function (clause) { return clause.term.replace(/^\*+|\*+$/g, "") })
+  var terms = []
+  var results = this.query(function (query) {
+    new lunr.QueryParser(queryString, query).parse()
+    query.clauses = query.clauses.filter(function (clause) { return /[^*]/.test(clause.term) })
+    query.clauses.forEach(function (clause) {
+      if (clause.presence !== lunr.Query.presence.PROHIBITED)
+        terms.push(clause.term.replace(/^\*+|\*+$/g, ""))
+    })
+  })
   if (terms.length < 2) return results
   results.forEach(function (result) {
     var found = Object.keys(result.matchData.metadata)
