@@ -1,7 +1,7 @@
 """The troubleshooting page: every quoted message (data/messages.yml, shown with
 <!-- message: ID -->) is either found verbatim in the installed library that produces it, or is
-absent from it and the page cites an issue for it; the three errors the snippet reproduces are
-the ones quoted."""
+absent from it and the page cites an issue for it; the errors its snippets reproduce are the
+ones quoted; the entries only a GPU shows are marked in both languages and link their source."""
 from __future__ import annotations
 
 import ast
@@ -104,7 +104,8 @@ def test_every_quoted_message_exists_and_is_checked():
     assert used <= set(found), used - set(found)
     checked = (set(IN_TENSORFLOW) | set(CITED) | set(PYTORCH_CUDA_ONLY) | set(PYTORCH_OLD_ONLY)
                | IN_TORCH | set(IN_TENSORFLOW_CC) | set(IN_TF2ONNX)
-               | {"keras-mask", "use-cudnn-true", "tflite-tensor-list", "jax-outdated-cudnn"})
+               | {"keras-mask", "use-cudnn-true", "jax-outdated-cudnn"}
+               | set(ONCE_CUDNN_RUNS))
     assert used == checked, used ^ checked
 
 
@@ -317,3 +318,197 @@ def test_one_cudnn_names_the_wheel_whose_files_are_installed():
         assert f"`{owner}` {owner_minor}" in text and f"cuDNN {owner_minor}" in text, suffix
         assert f"`{name}` ({'exactly' if suffix == 'md' else 'exactamente'} {wanted})" in text
         assert torch_minor in text and "troubleshooting/cudnn_wheels.py" in text
+
+
+# --- What breaks once cuDNN runs: the entries answering readers' threads of 2024-2026 ---------
+# (data/threads.yml lists the threads; tests/test_threads.py keeps each one answered.)
+# Each quoted message: where its fixed words live in the installed library that writes it, and,
+# when a snippet on the page produces it here, that snippet.
+TORCH_LIB = lambda name: _pkg("torch") / "lib" / name  # noqa: E731
+ONCE_CUDNN_RUNS = {
+    # name: (kind, where, fragments, snippet that prints it here or None)
+    "dornn-forward": ("format", "tf_cc", None, None),  # rebuilt from its format strings below
+    "keras-stateful-dynamic": ("python", "keras:src/layers/rnn/rnn.py",
+                               ["When using `stateful=True` in a RNN, the batch size must be "
+                                "static. Found dynamic batch size: sequence.shape="],
+                               "troubleshooting/keras_stateful.py"),
+    "keras-stateful-batch": ("python", "keras:src/layers/rnn/rnn.py",
+                             ["If an RNN is stateful, the batch size of the input sequences must "
+                              "be the same as the batch size of the initial state. "],
+                             "troubleshooting/keras_stateful.py"),
+    "keras-stateful-fit": ("binary", "tf_cc", ["Incompatible shapes: "],
+                           "troubleshooting/keras_stateful.py"),
+    "tflite-tensor-list": ("binary", "tf_cc", None, "troubleshooting/keras_tflite_lstm.py"),
+    "tflite-element-shape": ("binary", "tf_cc",
+                             ["requires element_shape to be static during TF Lite "
+                              "transformation pass"], None),
+    "tflite-flex": ("binary", "tf_cc", None, "troubleshooting/keras_tflite_lstm.py"),
+    "pytorch-not-supported": ("binary", "libtorch_cuda.so",
+                              ["cuDNN error: ", ". This error may appear if you passed in a "
+                               "non-contiguous input."], None),
+    "pytorch-double-backward": ("binary", "libtorch_cpu.so",
+                                ["the derivative for '", "' is not implemented.",
+                                 "_cudnn_rnn_backward"], None),
+    "pytorch-internal-error": ("binary", "libtorch_cuda.so", ["cuDNN error: "], None),
+    "pytorch-async": ("binary", "libc10_cuda.so", None, None),
+    "pytorch-bf16-cell": ("old", None, None, None),  # composed at run time: see its own test
+    "onnx-static-length": ("python", "torch:_export/non_strict_utils.py",
+                           ["Received user-specified dim hint Dim.DYNAMIC(min=",
+                            "), but tracing inferred a static shape of "],
+                           "troubleshooting/torch_onnx_length.py"),
+    # the line of "Constraints violated (T)! ..." that names the cause (the snippet prints both)
+    "export-specialized": ("python", "torch:fx/experimental/symbolic_shapes.py",
+                           ["You marked ",
+                            " as dynamic but your code specialized it to be a constant ("],
+                           "troubleshooting/torch_onnx_length.py"),
+    # Python's own words; the page quotes them from a thread (ultralytics/ultralytics#20348)
+    "onnxscript-missing": ("import", "torch:onnx/_internal/exporter/_core.py", ["onnxscript"],
+                           None),
+}
+# The cuDNN status in a message is cuDNN's own name for it.
+STATUS_IN = {"pytorch-not-supported": "CUDNN_STATUS_NOT_SUPPORTED",
+             "pytorch-internal-error": "CUDNN_STATUS_INTERNAL_ERROR"}
+# Entries whose message only a GPU prints, and those of older releases only.
+GPU_ONLY_ENTRIES = {"dornn-failed": "Only a GPU prints this; not reproduced here",
+                    "gru-return-state": "Only a GPU shows this; not reproduced here"}
+GPU_ONLY_ENTRIES_ES = {"dornn-failed": "Solo una GPU imprime esto; no se reproduce aquí",
+                       "gru-return-state": "Solo una GPU muestra esto; no se reproduce aquí"}
+# PyTorch messages only a GPU prints, and the source file that writes each (linked at the
+# installed release, as for PYTORCH_CUDA_ONLY).
+PYTORCH_GPU_ONLY = {"pytorch-not-supported": "aten/src/ATen/cuda/Exceptions.h",
+                    "pytorch-double-backward": "torch/csrc/autograd/FunctionsManual.cpp",
+                    "pytorch-internal-error": "aten/src/ATen/cuda/Exceptions.h"}
+
+
+def _source(where: str) -> Path:
+    package, rel = where.split(":")
+    return _pkg(package) / rel
+
+
+def _library(where: str) -> Path:
+    return TF_CC() if where == "tf_cc" else TORCH_LIB(where)
+
+
+def _snippet_output(rel: str) -> str:
+    """What the snippet printed in this build (the runner's cache; run now if not cached)."""
+    from pipeline import runner
+    (outcome,) = runner.run_all(runner.Project(REPO), only=[rel])
+    assert outcome.status == runner.OK, (rel, outcome.status, outcome.stderr[-2000:])
+    return re.sub(r"\s+", " ", outcome.stdout)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, v in ONCE_CUDNN_RUNS.items()
+                                         if v[0] in ("binary", "python", "import")))
+def test_runtime_messages_are_in_the_library_that_writes_them(name):
+    kind, where, fragments, _ = ONCE_CUDNN_RUNS[name]
+    text = messages()[name]
+    if kind == "binary":
+        for frag in fragments or [text]:
+            assert frag in text, (name, frag)
+            assert in_binary(_library(where), frag), (name, frag, where)
+    elif kind == "python":
+        constants = python_strings(_source(where))
+        for frag in fragments:
+            assert frag.replace("\n", "").strip() in text, (name, frag)
+            assert any(frag in c for c in constants), (name, frag, where)
+    elif kind == "import":
+        tree = ast.parse(_source(where).read_text())
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert fragments[0] in imported and fragments[0] in text, name
+    if name in STATUS_IN:  # the status name comes from cuDNN's own error strings
+        lib = _pkg("nvidia.cudnn") / "lib" / "libcudnn_graph.so.9"
+        assert STATUS_IN[name] in text and in_binary(lib, STATUS_IN[name]), name
+
+
+def test_the_dornn_line_is_tensorflows_format_filled_in():
+    """The quoted line (tensorflow/tensorflow#99870, TF 2.17) is TensorFlow 2.21's format with
+    the numbers of that call; the backward pass has the same words."""
+    prefix = "Failed to call DoRnnForward with model config: "
+    modes = "[rnn_mode, rnn_input_mode, rnn_direction_mode]: %d, %d, %d "
+    sizes = ("[num_layers, input_size, num_units, dir_count, max_seq_length, batch_size, "
+             "cell_num_units]: [%d, %d, %d, %d, %d, %d, %d] ")
+    for frag in (prefix, modes, sizes, "Failed to call DoRnnBackward with model config: "):
+        assert in_binary(TF_CC(), frag), frag
+    filled = prefix + modes % (2, 0, 0) + ", " + sizes % (1, 19, 64, 1, 1, 32, 64)
+    assert messages()["dornn-forward"] == filled.rstrip()
+
+
+@pytest.mark.parametrize("name", sorted(n for n, v in ONCE_CUDNN_RUNS.items() if v[3]))
+def test_messages_reproduced_here_are_what_the_snippets_printed(name):
+    printed = _snippet_output(ONCE_CUDNN_RUNS[name][3])
+    text = re.sub(r"\s+", " ", messages()[name])
+    if name.startswith("keras-stateful") or name == "export-specialized":
+        text = text.split(": ", 1)[1] if name.startswith("keras-stateful") else text
+    if name == "export-specialized":  # the snippet prints the error's first line, then this one
+        assert "Constraints violated (" in python_strings(_source(ONCE_CUDNN_RUNS[name][1]))
+        text = "Constraints violated (T)! " + text
+    if name in ("tflite-tensor-list", "tflite-flex"):  # printed up to "flag" / the first period
+        text = text.split(" in the TFLite converter")[0].split(" Make sure")[0]
+    assert text in printed, (name, text)
+
+
+def test_cudnn_status_descriptions_are_cudnns_own():
+    """The DoRnnForward entry quotes how cuDNN's header describes four statuses."""
+    header = (_pkg("nvidia.cudnn") / "include" / "cudnn_graph.h").read_text()
+    page = PAGE.read_text()
+    for status, words in [("CUDNN_STATUS_BAD_PARAM", "Invalid parameter value"),
+                          ("CUDNN_STATUS_NOT_SUPPORTED", "Operation not supported"),
+                          ("CUDNN_STATUS_EXECUTION_FAILED", "Execution failed"),
+                          ("CUDNN_STATUS_INTERNAL_ERROR", "Internal error")]:
+        assert re.search(rf"{status}\s*=\s*\d+,\s*/\*\*< {words}\.", header), status
+        assert re.search(rf"`{status}`\s+\"{words}\"", " ".join(page.split())), status
+
+
+def test_gpu_only_entries_are_marked_in_both_languages():
+    for page, marks in ((PAGE, GPU_ONLY_ENTRIES), (PAGE.with_suffix(".es.md"), GPU_ONLY_ENTRIES_ES)):
+        sections = _sections(page.read_text())
+        for anchor, mark in marks.items():
+            (section,) = [s for h, s in sections.items() if f"{{ #{anchor} }}" in h]
+            assert mark in section, (page.name, anchor)
+        import torch
+        release = torch.__version__.split("+")[0]
+        for name, source in PYTORCH_GPU_ONLY.items():
+            (section,) = [s for s in sections.values() if f"<!-- message: {name} -->" in s]
+            suffix = "es.md" if page.name.endswith(".es.md") else "md"
+            assert CUDA_ONLY_MARK[suffix] in section, (page.name, name)
+            link = f"https://github.com/pytorch/pytorch/blob/v{release}/{source}"
+            assert link in section, (page.name, name, f"no link to {link} (the installed torch)")
+
+
+def test_the_installed_keras_returns_the_cudnn_gru_state_in_a_list():
+    """keras-team/keras#21603 (3.11.3, 3.12.0): `_cudnn_gru` returns `[state]`, so
+    GRU(return_state=True) returns one state of shape (batch, units). Before it, the bare state
+    was unpacked along the batch. The GPU test runs it."""
+    tree = ast.parse((_pkg("keras") / "src/backend/tensorflow/rnn.py").read_text())
+    (func,) = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_cudnn_gru"]
+    (ret,) = [n for n in ast.walk(func) if isinstance(n, ast.Return)]
+    assert isinstance(ret.value, ast.Tuple) and isinstance(ret.value.elts[2], ast.List)
+
+
+def test_only_tf_keras_marks_its_lstm_for_the_tflite_fusion():
+    """tf-keras tags its LSTM function with `api_implements`; Keras 3 does not, so the
+    converter writes a loop instead of UNIDIRECTIONAL_SEQUENCE_LSTM (the snippet shows both)."""
+    tfk = (_pkg("tf_keras") / "src/layers/rnn/gru_lstm_utils.py").read_text()
+    assert '"api_implements"' in tfk
+    keras_rnn = [_pkg("keras") / "src/backend/tensorflow/rnn.py",
+                 *sorted((_pkg("keras") / "src/layers/rnn").glob("*.py"))]
+    assert not any("implements" in p.read_text() for p in keras_rnn)
+
+
+def test_the_current_onnx_exporter_is_the_default_and_needs_onnxscript():
+    import inspect
+
+    import torch
+    assert inspect.signature(torch.onnx.export).parameters["dynamo"].default is True
+
+
+def test_the_installed_pytorch_has_a_bfloat16_fused_lstm_cell(torch_files):
+    """pytorch/pytorch#116925 ("_thnn_fused_lstm_cell_cuda" not implemented for 'BFloat16') is
+    gone: PyTorch 2.14.1's CUDA library holds that kernel's bfloat16 instances."""
+    lib = next(p for p in torch_files if p.name == "libtorch_cuda.so")
+    assert in_binary(lib, "lstm_cell_forwardIN3c108BFloat16E")
+    assert in_binary(lib, "_thnn_fused_lstm_cell_cuda")
+    for suffix, mark in OLD_ONLY_MARK.items():
+        sections = _sections(PAGE.with_suffix("." + suffix).read_text())
+        (section,) = [s for s in sections.values() if "<!-- message: pytorch-bf16-cell -->" in s]
+        assert mark in section and "pytorch/pytorch/issues/116925" in section

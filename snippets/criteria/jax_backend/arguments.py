@@ -20,6 +20,7 @@ cases = [
     ("LSTM(4, use_bias=False)", L.LSTM(4, use_bias=False), False),
     ("LSTM(4, go_backwards=True, return_state=True)",
      L.LSTM(4, go_backwards=True, return_state=True), True),
+    ("LSTM(4, stateful=True)", L.LSTM(4, stateful=True), True),
     ("GRU(4)", L.GRU(4), False),
     ("GRU(4, reset_after=False)", L.GRU(4, reset_after=False), False),
     ("RNN(LSTMCell(4))", L.RNN(L.LSTMCell(4)), False),

@@ -1,4 +1,5 @@
-"""unroll=True, use_bias=False, and GRU's reset_after=False each take cuDNN away."""
+"""unroll=True, use_bias=False, and GRU's reset_after=False each take cuDNN away; go_backwards,
+return_state and stateful do not."""
 # snippet: timeout=120
 import os
 
@@ -19,6 +20,7 @@ cases = [
     ("GRU(4)  # reset_after=True", keras.layers.GRU(4), True),
     ("LSTM(4, go_backwards=True, return_state=True)",
      keras.layers.LSTM(4, go_backwards=True, return_state=True), True),
+    ("LSTM(4, stateful=True)", keras.layers.LSTM(4, stateful=True), True),
 ]
 for label, layer, expected in cases:
     got = takes_cudnn(layer, x)
