@@ -1,7 +1,7 @@
 """Every internal link and anchor of the built site is valid, in both languages.
 
 LinkChecker (pinned in requirements-test.txt) crawls the site, served by this test process on
-127.0.0.1, from the English and the Spanish home pages, with its AnchorCheck plugin on
+127.0.0.1, from the English and the Spanish home pages, with its AnchorCheck test on
 (settings: quality/linkcheckerrc). Links to other hosts are only syntax-checked: nothing
 connects to the network. Serving over http from this process also keeps LinkChecker, which
 drops root privileges to user `nobody`, away from pytest's 0700 temporary directories. The
@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import functools
+import os
 import re
 import http.server
 import subprocess
@@ -30,6 +31,9 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 LINKCHECKERRC = REPO / "quality" / "linkcheckerrc"
 LINKCHECKER = Path(sys.executable).with_name("linkchecker")
+# LinkChecker loads plugins from $XDG_DATA_HOME/linkchecker/plugins: there, a module that has
+# AnchorCheck parse each page once (quality/linkchecker/plugins/anchor_check_once_per_page.py).
+PLUGINS_HOME = REPO / "quality"
 
 
 def site_prefix() -> str:
@@ -47,6 +51,13 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         if not path.startswith(self.prefix):
             return str(Path(self.directory) / "no-such-file")  # outside the site: 404
         return super().translate_path("/" + path[len(self.prefix):])
+
+    def end_headers(self):
+        # LinkChecker waits 0.1 to 0.6 s between two requests to a host (its default of 10 per
+        # second), unless the host answers with a "LinkChecker" header; then it waits
+        # 1/maxrequestspersecond (quality/linkcheckerrc). This local server is the only host.
+        self.send_header("LinkChecker", "tests/test_links.py")
+        super().end_headers()
 
     def log_message(self, *args):
         pass
@@ -92,7 +103,8 @@ def check_links(root: Path, start_paths: tuple[str, ...] = ("/",), prefix: str =
             [str(LINKCHECKER), "-f", str(LINKCHECKERRC), "--no-status", "--verbose",
              "-o", "csv/utf-8", *(f"--no-follow-url={rx}" for rx in no_follow),
              *(base + s for s in starts)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
+            env={**os.environ, "XDG_DATA_HOME": str(PLUGINS_HOME)})
             for starts, no_follow in runs if starts]
         outputs = [(proc, *proc.communicate(timeout=900)) for proc in procs]
     rows = []

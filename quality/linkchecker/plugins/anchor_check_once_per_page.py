@@ -1,0 +1,40 @@
+"""LinkChecker's AnchorCheck, made to parse each page once.
+
+AnchorCheck parses the whole target page again for every link with an anchor (criteria/#a,
+criteria/#b... each one a parse of the same page): on this site's long pages that was most of
+tests/test_links.py's time. LinkChecker keeps a URL's anchor apart (checks criteria/#a and
+criteria/#b both) only while a plugin named AnchorCheck is enabled, so a plugin of another name
+cannot take its place: this module gives AnchorCheck's own class a `check` that remembers the
+anchors of each page it parsed, and keeps AnchorCheck's test and message. LinkChecker loads it
+from $XDG_DATA_HOME/linkchecker/plugins, where tests/test_links.py points it; written for
+LinkChecker 10.6 (pinned in requirements-test.txt). It defines no plugin of its own.
+"""
+import threading
+import urllib.parse
+
+from linkcheck.htmlutil import linkparse
+from linkcheck.plugins import anchorcheck
+
+__all__: list[str] = []
+
+_anchors: dict[str, list] = {}  # page URL without its fragment -> AnchorCheck's list of anchors
+_lock = threading.Lock()
+
+
+def _check_once_per_page(self, url_data):
+    """Check content for invalid anchors (one parse per page)."""
+    page = urllib.parse.urldefrag(url_data.url).url
+    with _lock:
+        anchors = _anchors.get(page)
+    if anchors is None:
+        found = anchorcheck.UrlAnchorCheck()
+        linkparse.find_links(url_data.get_soup(), found.add_anchor, linkparse.AnchorTags)
+        anchors = found.anchors
+        with _lock:
+            _anchors[page] = anchors
+    check = anchorcheck.UrlAnchorCheck()
+    check.anchors = anchors
+    check.check_anchor(url_data)
+
+
+anchorcheck.AnchorCheck.check = _check_once_per_page
