@@ -297,8 +297,11 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
             done(outcomes[s.rel])
 
     # Alone, after the others: benchmarks (nothing else on the CPU), and C snippets, so that the
-    # project-tree comparison guarding each one sees only its own writes.
-    alone = [(s, k) for s, k in stale if s.exclusive or s.kind != "py"]
+    # project-tree comparison guarding each one sees only its own writes. A GPU benchmark on a
+    # machine without a GPU measures nothing (it says "needs a GPU" and exits): it shares.
+    def measures(s: Snippet) -> bool:
+        return s.exclusive and not (s.needs_gpu and device == "CPU")
+    alone = [(s, k) for s, k in stale if measures(s) or s.kind != "py"]
     shared = [(s, k) for s, k in stale if (s, k) not in alone]
 
     told = Progress(progress, len(stale), len(outcomes)) if progress else None

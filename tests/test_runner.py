@@ -229,3 +229,14 @@ def test_each_outcome_is_reported_as_soon_as_it_is_known(mini):
     runner.run_all(runner.Project(mini.root),
                    on_done=lambda o: seen.append((o.snippet.rel, o.executed)))
     assert sorted(seen) == [("a.py", False), ("b.py", False)]
+
+
+def test_a_gpu_benchmark_without_a_gpu_does_not_wait_to_run_alone(mini, cpu_only):
+    """`exclusive` keeps a measurement alone on the CPU. Without a GPU a GPU benchmark measures
+    nothing (it exits 77 at once): it runs beside the others, not after them."""
+    mini.snippet("a.py", "import time\ntime.sleep(2)\nprint('a')\n")
+    mini.snippet("b.py", "# snippet: exclusive\nprint('b')\n")
+    mini.snippet("gpu.py", "# snippet: needs=gpu exclusive\nraise SystemExit(77)\n")
+    seen = []
+    runner.run_all(runner.Project(mini.root), jobs=2, on_done=lambda o: seen.append(o.snippet.rel))
+    assert seen == ["gpu.py", "a.py", "b.py"]  # gpu.py beside a.py; b.py alone, after both
