@@ -19,7 +19,8 @@ build: $(SITE_STAMP) $(NODE_TOOLS)  ## strict build into site/
 
 # Test modules run in parallel, one worker per core up to 4 (pytest-xdist; a module stays on one
 # worker, so its fixtures run once; the slowest start first, tests/conftest.py SLOW_FIRST); the
-# site is built first, alone (tests/conftest.py).
+# snippets run first, alone, then the site builds beside tests that do not read it
+# (tests/conftest.py).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 test: $(SITE_STAMP) $(TEST_STAMP) $(NODE_TOOLS)  ## the whole CPU test suite
 	$(BIN)/python -m pytest -m "not gpu" -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder

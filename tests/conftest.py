@@ -78,8 +78,10 @@ class MiniProject:
 # The test modules that take longest once the site is built (benchmarks/ci_time.py --tests), run
 # first: `make test` hands whole modules to two workers in this order (--no-loadscope-reorder),
 # so that they finish together instead of one worker running test_links.py alone at the end.
-SLOW_FIRST = ["test_browser.py", "test_search.py", "test_cudnn_check.py", "test_links.py",
-              "test_cudnn_speedup.py", "test_notebook.py", "test_legacy.py", "test_checker_probe.py"]
+# Modules that read the built site alternate with modules that do not: while the first worker
+# builds the site, the second runs tests that need no site.
+SLOW_FIRST = ["test_browser.py", "test_cudnn_check.py", "test_search.py", "test_cudnn_speedup.py",
+              "test_links.py", "test_checker_probe.py", "test_notebook.py", "test_legacy.py"]
 
 
 def pytest_collection_modifyitems(items):
@@ -141,12 +143,22 @@ def site(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _site_first_under_xdist(request):
-    """With several workers, the site is built before any test runs, while every other worker
-    waits: the build runs its benchmark snippets alone on the CPU (as `exclusive` promises), and
-    the outputs the pages show are the ones `make build` reuses from the cache afterwards."""
-    if XDIST_WORKER:
-        request.getfixturevalue("site")
+def _snippets_first_under_xdist(tmp_path_factory):
+    """With several workers, the snippets run before any test, while every other worker waits:
+    the benchmark snippets run alone on the CPU (as `exclusive` promises), and their outputs are
+    the ones the site build (`site`, then `make build`) reuses from the cache. The rest of the
+    build (pages, notebooks) runs in `site`, beside tests that do not read the site."""
+    if not XDIST_WORKER:
+        return
+    shared = tmp_path_factory.getbasetemp().parent
+    from filelock import FileLock
+    with FileLock(str(shared / "snippets.lock")):
+        done = shared / "snippets-ran.txt"
+        if not done.is_file():
+            # A failing snippet fails the site build that follows, with the build's message.
+            proc = subprocess.run([sys.executable, "-m", "pipeline.runner"], cwd=REPO,
+                                  capture_output=True, text=True, timeout=3600)
+            done.write_text(proc.stdout[-4000:] + proc.stderr[-4000:])
 
 
 # The browser tests' fixtures (tests/chromium.py), defined once for every module that uses them.

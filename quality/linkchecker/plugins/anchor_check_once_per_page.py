@@ -5,7 +5,8 @@ criteria/#b... each one a parse of the same page): on this site's long pages tha
 tests/test_links.py's time. LinkChecker keeps a URL's anchor apart (checks criteria/#a and
 criteria/#b both) only while a plugin named AnchorCheck is enabled, so a plugin of another name
 cannot take its place: this module gives AnchorCheck's own class a `check` that remembers the
-anchors of each page it parsed, and keeps AnchorCheck's test and message. LinkChecker loads it
+anchors of each page (from the parse LinkChecker makes anyway when it crawls the page, or one
+parse of its own), and keeps AnchorCheck's test and message. LinkChecker loads it
 from $XDG_DATA_HOME/linkchecker/plugins, where tests/test_links.py points it; written for
 LinkChecker 10.6 (pinned in requirements-test.txt). It defines no plugin of its own.
 """
@@ -21,8 +22,8 @@ _anchors: dict[str, list] = {}  # page URL without its fragment -> AnchorCheck's
 _lock = threading.Lock()
 
 
-def _check_once_per_page(self, url_data):
-    """Check content for invalid anchors (one parse per page)."""
+def _anchors_of(url_data) -> list:
+    """AnchorCheck's list of the anchors of url_data's page: parsed once per page."""
     page = urllib.parse.urldefrag(url_data.url).url
     with _lock:
         anchors = _anchors.get(page)
@@ -32,9 +33,24 @@ def _check_once_per_page(self, url_data):
         anchors = found.anchors
         with _lock:
             _anchors[page] = anchors
+    return anchors
+
+
+def _applies_to(self, url_data):
+    # Every HTML page, anchor or not: a page crawled for its links is parsed already, and its
+    # anchors are kept for the links into it.
+    return url_data.is_html()
+
+
+def _check_once_per_page(self, url_data):
+    """Check content for invalid anchors (one parse per page)."""
+    anchors = _anchors_of(url_data)
+    if not url_data.anchor:
+        return
     check = anchorcheck.UrlAnchorCheck()
     check.anchors = anchors
     check.check_anchor(url_data)
 
 
+anchorcheck.AnchorCheck.applies_to = _applies_to
 anchorcheck.AnchorCheck.check = _check_once_per_page
