@@ -4,6 +4,7 @@ their outputs, figures, equations and links, loading nothing from another host."
 from __future__ import annotations
 
 import base64
+import importlib.util
 import io
 import json
 import os
@@ -25,10 +26,12 @@ SUBSET = REPO / "data" / "mnist_subset.npz"
 # figure (benchmarks/ci_time.py prints each test module's time), not a timed test: on a loaded
 # machine (two test workers) a fixed limit fails for no fault of the notebook.
 CELL_TIMEOUT = 600
-# Any download goes to a closed local port: the notebooks must work without network.
-OFFLINE = {"http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
-           "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
-           "no_proxy": "", "NO_PROXY": ""}
+# Any download goes to a closed local port, as in the site's build (hooks/offline_build.py): the
+# notebooks must work without network.
+_spec = importlib.util.spec_from_file_location("offline_build", REPO / "hooks" / "offline_build.py")
+offline_build = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(offline_build)
+OFFLINE = offline_build.OFFLINE
 
 
 def load(lang):
@@ -200,11 +203,14 @@ def site(tmp_path_factory):
         "INHERIT: ../../mkdocs.yml\n"
         "docs_dir: docs\n"
         f"theme:\n  name: material\n  custom_dir: {REPO / 'overrides'}\n"
-        f"hooks:\n  - {REPO / 'hooks' / 'notebooks_i18n.py'}\n  - {REPO / 'hooks' / 'prerender.py'}\n"
+        f"hooks:\n  - {REPO / 'hooks' / 'offline_build.py'}\n"
+        f"  - {REPO / 'hooks' / 'notebooks_i18n.py'}\n  - {REPO / 'hooks' / 'prerender.py'}\n"
         "nav:\n  - Home: index.md\n  - RNN and LSTM (notebook): notebooks/rnn-lstm.ipynb\n"
         "  - Benchmarks: benchmarks.md\n")
     out = tmp_path_factory.mktemp("site")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", **OFFLINE)
+    # No proxy variables here: hooks/offline_build.py takes the build offline, as in the site's.
+    env = {k: v for k, v in os.environ.items() if k.lower() not in ("http_proxy", "https_proxy")}
+    env["NO_MKDOCS_2_WARNING"] = "1"
     mkdocs = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(work / "mkdocs.yml"),
               "-d", str(out)]
     runs = [subprocess.run(mkdocs, cwd=REPO, env=env, capture_output=True, text=True)
@@ -212,6 +218,17 @@ def site(tmp_path_factory):
     for run in runs:
         assert run.returncode == 0, run.stderr[-3000:]
     return out, runs
+
+
+def test_the_build_sends_downloads_to_a_closed_port():
+    """What hooks/offline_build.py sets sends a download to a closed local port (refused at once),
+    whatever network the machine has: a machine with network would otherwise download MNIST."""
+    code = ("import urllib.request\n"
+            "try:\n    urllib.request.urlopen('https://storage.googleapis.com/', timeout=20)\n"
+            "except OSError as e:\n    print(type(e.reason).__name__, getattr(e.reason, 'errno', ''))")
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, **OFFLINE},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.stdout.split() == ["ConnectionRefusedError", "111"], proc.stdout + proc.stderr
 
 
 def page(site, lang):
