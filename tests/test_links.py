@@ -26,7 +26,6 @@ import threading
 import urllib.parse
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 LINKCHECKERRC = REPO / "quality" / "linkcheckerrc"
