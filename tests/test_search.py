@@ -294,7 +294,7 @@ def runs_of_characters(texts: list[str]):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-@settings(max_examples=80, derandomize=True, deadline=None, database=None,
+@settings(max_examples=50, derandomize=True, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_random_runs_of_prose_and_code_never_fail(site_root, workers, lang, data):
