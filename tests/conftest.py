@@ -155,8 +155,15 @@ def _snippets_first_under_xdist(tmp_path_factory):
     with FileLock(str(shared / "snippets.lock")):
         done = shared / "snippets-ran.txt"
         if not done.is_file():
-            # A failing snippet fails the site build that follows, with the build's message.
+            # Offline, as in the build (hooks/offline_build.py). A failing snippet fails the site
+            # build that follows, with the build's message.
+            import importlib.util
+            spec = importlib.util.spec_from_file_location("offline_build",
+                                                          REPO / "hooks" / "offline_build.py")
+            offline = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(offline)
             proc = subprocess.run([sys.executable, "-m", "pipeline.runner"], cwd=REPO,
+                                  env={**os.environ, **offline.OFFLINE},
                                   capture_output=True, text=True, timeout=3600)
             done.write_text(proc.stdout[-4000:] + proc.stderr[-4000:])
 
