@@ -31,6 +31,18 @@ HOOK = REPO / "pipeline" / "mkdocs_hook.py"
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 
 
+def _offline_env() -> dict[str, str]:
+    """The variables hooks/offline_build.py sets for the build: downloads go to a closed port."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("offline_build", REPO / "hooks" / "offline_build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.OFFLINE
+
+
+OFFLINE = _offline_env()
+
+
 class MiniProject:
     """A minimal MkDocs project using the real hook: snippets/, docs/index.md, mkdocs.yml."""
 
@@ -157,13 +169,8 @@ def _snippets_first_under_xdist(tmp_path_factory):
         if not done.is_file():
             # Offline, as in the build (hooks/offline_build.py). A failing snippet fails the site
             # build that follows, with the build's message.
-            import importlib.util
-            spec = importlib.util.spec_from_file_location("offline_build",
-                                                          REPO / "hooks" / "offline_build.py")
-            offline = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(offline)
             proc = subprocess.run([sys.executable, "-m", "pipeline.runner"], cwd=REPO,
-                                  env={**os.environ, **offline.OFFLINE},
+                                  env={**os.environ, **OFFLINE},
                                   capture_output=True, text=True, timeout=3600)
             done.write_text(proc.stdout[-4000:] + proc.stderr[-4000:])
 

@@ -26,7 +26,6 @@ import threading
 import urllib.parse
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parent.parent
 LINKCHECKERRC = REPO / "quality" / "linkcheckerrc"
 LINKCHECKER = Path(sys.executable).with_name("linkchecker")

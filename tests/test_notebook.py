@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import html as htmllib
-import importlib.util
 import io
 import json
 import os
@@ -29,10 +28,7 @@ SUBSET = REPO / "data" / "mnist_subset.npz"
 BUILD_TIMEOUT = 1800
 # Any download goes to a closed local port, as in the site's build (hooks/offline_build.py): the
 # notebooks must work without network.
-_spec = importlib.util.spec_from_file_location("offline_build", REPO / "hooks" / "offline_build.py")
-offline_build = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(offline_build)
-OFFLINE = offline_build.OFFLINE
+from conftest import OFFLINE  # noqa: E402
 
 
 def load(lang):
