@@ -32,13 +32,14 @@ CPU_BENCHMARKS = ["batch_size_sweep", "cpu_vs_gpu", "keras_rnn_variants",
                   "lstm_recurrent_dropout", "torch_lstm_vs_cell_loop", "unroll_sweep"]
 # Need a GPU: "needs a GPU" here; their charts are drawn from GPU records (tests/test_cudnn_speedup.py).
 GPU_BENCHMARKS = ["cpu_gpu_crossover", "cudnn_speedup_keras_jax", "cudnn_speedup_keras_tensorflow",
-                  "cudnn_speedup_keras_torch", "cudnn_speedup_tf_keras", "cudnn_speedup_torch"]
+                  "cudnn_speedup_keras_torch", "cudnn_speedup_tf_keras", "cudnn_speedup_torch",
+                  "packed_sequence"]
 BENCHMARKS = sorted(CPU_BENCHMARKS + GPU_BENCHMARKS)
 # Result files written besides the one named after each snippet (charts of their own).
 EXTRA_RESULTS = ["keras_rnn_variants_steps", "keras_rnn_variants_units", "unroll_memory"]
 RESULTS = CPU_BENCHMARKS + EXTRA_RESULTS
 GPU_RESULTS = ["cpu_gpu_crossover", "cudnn_speedup", "cudnn_speedup_steps", "cudnn_speedup_units",
-               "cudnn_speedup_batch", "cudnn_tflops"]
+               "cudnn_speedup_batch", "cudnn_tflops", "packed_sequence"]
 PAGES = ["trade-offs", "benchmarks"]
 
 

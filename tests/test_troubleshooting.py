@@ -93,8 +93,32 @@ PYTORCH_OLD_ONLY = {
 }
 OLD_ONLY_MARK = {"md": "Older PyTorch only; not in the PyTorch this site runs",
                  "es.md": "Solo PyTorch antiguo; no está en el PyTorch que usa este sitio"}
-CUDA_ONLY_MARK = {"md": "PyTorch prints this only on a GPU; not reproduced here",
-                  "es.md": "PyTorch solo imprime esto en una GPU; no se reproduce aquí"}
+CUDA_ONLY_MARK = {"md": "PyTorch prints this only on a GPU", "es.md": "PyTorch solo imprime esto en una GPU"}
+NOT_REPRODUCED = {"md": "; not reproduced here", "es.md": "; no se reproduce aquí"}
+# Messages only a GPU prints that a GPU run of a snippet on the page printed: the snippet, whose
+# current GPU record (results/) must hold the message's parts, in order, and whose output the
+# entry shows. Their mark says "only on a GPU" without "not reproduced here"; the others keep it.
+SHOWN_BY_A_GPU_RECORD = {"pytorch-contiguous": "troubleshooting/pytorch_gpu.py",
+                         "pytorch-eval-backward": "troubleshooting/pytorch_gpu.py",
+                         "pytorch-not-supported": "troubleshooting/long_sequence.py",
+                         "keras-stateful-torch-inplace": "troubleshooting/keras_stateful_torch.py"}
+
+
+def gpu_record_outputs(rel: str) -> list[str]:
+    """What each current GPU record of a snippet printed (whitespace collapsed)."""
+    from pipeline import records
+    machines = records.load_all(REPO / "results", REPO / "snippets")
+    return [re.sub(r"\s+", " ", r.data["stdout"]) for r in records.for_snippet(machines, rel)
+            if not r.stale]
+
+
+def assert_gpu_only_mark(section: str, name: str, suffix: str, where) -> None:
+    """The entry says only a GPU prints it, and "not reproduced here" unless a GPU record shows
+    it (SHOWN_BY_A_GPU_RECORD, checked by test_gpu_records_show_the_quoted_messages)."""
+    assert CUDA_ONLY_MARK[suffix] in section, (*where, "no CUDA-only mark")
+    recorded = name in SHOWN_BY_A_GPU_RECORD
+    assert (NOT_REPRODUCED[suffix] in section) != recorded, (*where, "recorded" if recorded
+                                                             else "not reproduced here")
 # Messages the installed PyTorch produces on a CPU (reproduced by snippets/troubleshooting/pytorch_cpu.py).
 IN_TORCH = {"pytorch-enforce-sorted"}
 
@@ -220,11 +244,11 @@ def test_cuda_only_pytorch_messages_are_in_the_cuda_library_cited_and_marked(nam
     cuda_lib = next(p for p in torch_files if p.name == "libtorch_cuda.so")
     assert in_binary(cuda_lib, key), (name, key)
     link = f"https://github.com/pytorch/pytorch/blob/v{torch.__version__.split('+')[0]}/{source}"
-    for suffix, mark in CUDA_ONLY_MARK.items():
+    for suffix in CUDA_ONLY_MARK:
         page = PAGE.with_suffix("." + suffix)
         sections = [s for s in _sections(page.read_text()).values() if f"<!-- message: {name} -->" in s]
         assert len(sections) == 1, (page.name, name)
-        assert mark in sections[0], (page.name, name, "no CUDA-only mark")
+        assert_gpu_only_mark(sections[0], name, suffix, (page.name, name))
         assert link in sections[0], (page.name, name, f"no link to {link} (the installed torch)")
 
 
@@ -271,13 +295,34 @@ def asserted_texts(code: str) -> list[str]:
 
 def test_pytorch_gpu_snippet_asserts_each_cuda_only_message():
     """The GPU run proves the quotes: its snippet asserts each CUDA-only message's text (inside
-    an assert, not merely printed or in a comment)."""
+    an assert, not merely printed or in a comment), or a current GPU record of it printed the
+    text (the library's own words, caught and printed by the snippet)."""
     code = (REPO / "snippets/troubleshooting/pytorch_gpu.py").read_text()
     texts = asserted_texts(code)
+    printed = gpu_record_outputs("troubleshooting/pytorch_gpu.py")
     for name, (key, _source) in PYTORCH_CUDA_ONLY.items():
-        assert any(key in t for t in texts), name
-        # The reader of asserts is not fooled by a print or a comment of the same text.
-        assert not any(key in t for t in asserted_texts(f"# {key}\nprint({key!r})\nassert x"))
+        assert any(key in t for t in texts) or any(key in out for out in printed), name
+    # The reader of asserts is not fooled by a print or a comment of the same text.
+    assert not any("x" in t for t in asserted_texts("# x\nprint('x')\nassert y"))
+
+
+@pytest.mark.parametrize("name", sorted(SHOWN_BY_A_GPU_RECORD))
+def test_gpu_records_show_the_quoted_messages(name):
+    """A message the page shows as printed on a GPU: a current GPU record of the snippet holds
+    its parts in order, and the entry shows that snippet's output in both languages."""
+    rel = SHOWN_BY_A_GPU_RECORD[name]
+    outputs = gpu_record_outputs(rel)
+    assert outputs, f"{rel}: no current GPU record"
+    msg = load_messages(MESSAGES)[name]
+    pieces = msg.parts or [msg.text.split(": ", 1)[1]]
+    pattern = r".*?".join(re.escape(re.sub(r"\s+", " ", p)) for p in pieces)
+    assert any(re.search(pattern, out) for out in outputs), (name, rel, pieces)
+    for suffix in CUDA_ONLY_MARK:
+        page = PAGE.with_suffix("." + suffix).read_text()
+        (section,) = [s for s in _sections(page).values() if f"<!-- message: {name} -->" in s]
+        shown = f"<!-- output: {rel} -->" in section or (
+            f"<!-- output: {rel} -->" in page and f"(#pytorch-messages)" in section)
+        assert shown, (suffix, name, f"the entry shows no output of {rel}")
 
 
 @pytest.mark.parametrize("name", sorted(PYTORCH_OLD_ONLY))
@@ -351,6 +396,10 @@ ONCE_CUDNN_RUNS = {
                                 ["the derivative for '", "' is not implemented.",
                                  "_cudnn_rnn_backward"], None),
     "pytorch-internal-error": ("binary", "libtorch_cuda.so", ["cuDNN error: "], None),
+    "keras-stateful-torch-inplace": ("binary", "libtorch_cpu.so",
+                                     ["one of the variables needed for gradient computation has "
+                                      "been modified by an inplace operation: [", " is at version ",
+                                      "; expected version ", " instead."], None),
     "pytorch-async": ("binary", "libc10_cuda.so", None, None),
     "pytorch-bf16-cell": ("old", None, None, None),  # composed at run time: see its own test
     "onnx-static-length": ("python", "torch:_export/non_strict_utils.py",
@@ -476,7 +525,7 @@ def test_gpu_only_entries_are_marked_in_both_languages():
         for name, source in PYTORCH_GPU_ONLY.items():
             (section,) = [s for s in sections.values() if f"<!-- message: {name} -->" in s]
             suffix = "es.md" if page.name.endswith(".es.md") else "md"
-            assert CUDA_ONLY_MARK[suffix] in section, (page.name, name)
+            assert_gpu_only_mark(section, name, suffix, (page.name, name))
             link = f"https://github.com/pytorch/pytorch/blob/v{release}/{source}"
             assert link in section, (page.name, name, f"no link to {link} (the installed torch)")
 
