@@ -20,6 +20,10 @@ from pipeline import device, runner
 QUESTIONS = ["troubleshooting/tf32_precision.py", "troubleshooting/determinism.py",
              "troubleshooting/longest_sequence.py", "troubleshooting/cuda_graph.py",
              "troubleshooting/keras_stateful_torch.py", "benchmarks/packed_sequence.py"]
+# Dry runs: all but determinism.py, whose twelve processes of PyTorch cost CI most of a minute
+# on two cores; its code ran on the GPU of its record, and a change to it makes that record read
+# as an older version until a GPU runs it again.
+DRY_RUNS = [q for q in QUESTIONS if q != "troubleshooting/determinism.py"]
 no_gpu = pytest.mark.skipif(device.has_gpu(), reason="checks the behaviour without a GPU")
 
 
@@ -41,7 +45,7 @@ def dry_runs(tmp_path_factory) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
 
     folders = {rel: tmp_path_factory.mktemp(rel.split("/")[-1].removesuffix(".py"))
-               for rel in QUESTIONS}  # here: mktemp is not safe from several threads
+               for rel in DRY_RUNS}  # here: mktemp is not safe from several threads
 
     def run(rel):
         folder = folders[rel]
@@ -50,8 +54,8 @@ def dry_runs(tmp_path_factory) -> dict[str, str]:
                                    "SNIPPET_DATA_DIR": str(folder / "data")},
                               capture_output=True, text=True, timeout=600)
 
-    with ThreadPoolExecutor(len(QUESTIONS)) as pool:
-        procs = dict(zip(QUESTIONS, pool.map(run, QUESTIONS)))
+    with ThreadPoolExecutor(len(DRY_RUNS)) as pool:
+        procs = dict(zip(DRY_RUNS, pool.map(run, DRY_RUNS)))
     for rel, proc in procs.items():
         assert proc.returncode == 0, f"{rel}:\n{proc.stdout}\n{proc.stderr[-3000:]}"
     return {rel: proc.stdout for rel, proc in procs.items()}
@@ -62,14 +66,6 @@ def test_tf32_on_the_cpu_every_setting_gives_fp32_sized_errors(dry_runs):
     errors = [float(e) for e in re.findall(r"(?:LSTM|GRU) (\d\.\de[-+]\d\d)", out)]
     assert len(errors) == 10 and max(errors) < 1e-5, out  # five settings, two layers
     assert "the default error is TF32-sized (over 10 times the FP32 one): False" in out
-
-
-def test_determinism_on_the_cpu_every_step_repeats(dry_runs):
-    out = dry_runs["troubleshooting/determinism.py"]
-    rows = [ln for ln in out.splitlines() if ln.startswith("dropout=")]
-    assert len(rows) == 6, out
-    assert all(ln.endswith("same within a process: True   same in a new process: True")
-               for ln in rows), out
 
 
 def test_longest_sequence_on_the_cpu_no_limit_and_a_bidirectional_layer_needs_each_direction(
