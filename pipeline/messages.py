@@ -155,22 +155,29 @@ def python_strings(path: Path) -> list[str]:
     return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
-class FileSearch:
-    """Whether a file holds a text, each answer remembered for the build (both languages ask)."""
+# Answers of FileSearch, kept while the file is unchanged (size and mtime): `make serve` keeps
+# this process across rebuilds, and the libraries searched (hundreds of MB) do not change.
+_KNOWN: dict[tuple[Path, tuple[int, int], str], bool] = {}
+_STRINGS: dict[tuple[Path, tuple[int, int]], list[str]] = {}
 
-    def __init__(self):
-        self.known: dict[tuple[Path, str], bool] = {}
-        self.strings: dict[Path, list[str]] = {}
+
+class FileSearch:
+    """Whether a file holds a text, each answer remembered (both languages ask, and every
+    rebuild of `make serve` asks again)."""
 
     def holds(self, path: Path, text: str) -> bool:
-        if (path, text) not in self.known:
+        st = path.stat()
+        stat = (st.st_size, st.st_mtime_ns)
+        key = (path, stat, text)
+        if key not in _KNOWN:
             if path.suffix == ".py":
-                strings = self.strings.setdefault(path, python_strings(path))
-                self.known[path, text] = any(text in s for s in strings)
+                if (path, stat) not in _STRINGS:
+                    _STRINGS[path, stat] = python_strings(path)
+                _KNOWN[key] = any(text in s for s in _STRINGS[path, stat])
             else:
                 with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-                    self.known[path, text] = m.find(text.encode()) != -1
-        return self.known[path, text]
+                    _KNOWN[key] = m.find(text.encode()) != -1
+        return _KNOWN[key]
 
 
 def installed_version(package: str) -> str:

@@ -66,20 +66,44 @@ def parse_header(text: str, rel: str) -> dict:
     return opts
 
 
-def _python_helpers(path: Path, root: Path, seen: set[Path]) -> None:
-    """Local modules a Python file imports from its own folder or the snippets root (where
-    shared files such as cudnn_check.py live), followed transitively."""
+# A file's top-level module names, remembered while the file is unchanged (its size and mtime):
+# every build reads every snippet's helpers several times (the runner, the records, the version
+# matrix, each language), and `make serve` keeps this process across rebuilds.
+_IMPORTS: dict[Path, tuple[tuple[int, int], frozenset[str]]] = {}
+
+
+def _stat_key(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def imported_names(path: Path) -> frozenset[str]:
+    """The top-level names a Python file imports (`import a.b`, `from a import b`: "a");
+    nothing for a file that does not parse (the run reports it)."""
+    key = _stat_key(path)
+    known = _IMPORTS.get(path)
+    if known and known[0] == key:
+        return known[1]
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except SyntaxError:
-        return  # the run will report it
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
-    for name in sorted(names):
+        names: frozenset[str] = frozenset()
+    else:
+        found = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module.split(".")[0])
+        names = frozenset(found)
+    _IMPORTS[path] = (key, names)
+    return names
+
+
+def _python_helpers(path: Path, root: Path, seen: set[Path]) -> None:
+    """Local modules a Python file imports from its own folder or the snippets root (where
+    shared files such as cudnn_check.py live), followed transitively."""
+    for name in sorted(imported_names(path)):
         for candidate in (path.parent / f"{name}.py", root / f"{name}.py"):
             if candidate.is_file():
                 if candidate not in seen:
