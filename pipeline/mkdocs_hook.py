@@ -56,8 +56,9 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import (charts, measured, messages, page_programs, published,  # noqa: E402
-                      records, release_numbers, runner, startup_noise, version_claims)
+from pipeline import (background, charts, measured, messages, page_programs,  # noqa: E402
+                      published, records, release_numbers, runner, startup_noise,
+                      version_claims)
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -88,6 +89,10 @@ TEXT = {
     "needs_gpu_recorded": "Without one it only says so. On a GPU:",
     "failed_title": "Snippet failed",
     "not_run_title": "Not executed",
+    # Under `make serve` only, while the snippet's first run goes on (pipeline/background.py).
+    "pending_title": "Running…",
+    "pending_body": "This program has not finished its first run on this machine yet: the page "
+                    "reloads with its output when it does.",
     "not_run_body": "Execution is turned off and this snippet has no cached result.",
     "times_header": "| Snippet | Status | Seconds | Device | Finished (UTC) |",
     "language": "en",  # the language charts are drawn in (pipeline/charts.py WORDS)
@@ -133,7 +138,7 @@ TEXT = {
 
 _state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None,
                 "machines": [], "matrix": [], "messages": {}, "search": None, "checked": {},
-                "program_parts": {}}
+                "program_parts": {}, "pending": set(), "background": None}
 
 
 def on_startup(command, dirty):
@@ -146,11 +151,27 @@ def on_config(config):
     return config
 
 
+def _in_background() -> bool:
+    """`make serve`: snippets run in a background thread while pages are served (pipeline/
+    background.py), unless SNIPPETS_BACKGROUND=0 or execution is off. Not without live reload
+    (`mkdocs serve --no-livereload`, seen in the command line: the hook learns it no other way
+    before the first build): nothing would rebuild the pages as outputs arrive."""
+    return (_state["command"] == "serve" and os.environ.get("SNIPPETS_BACKGROUND", "1") != "0"
+            and os.environ.get("SNIPPETS_EXECUTE", "1") != "0"
+            and "--no-livereload" not in sys.argv)
+
+
 def on_serve(server, config, builder):
     project = _state["project"]
     for folder in (project.snippets, project.root / "results"):
         if folder.is_dir():
             server.watch(str(folder))
+    if _in_background():  # a snippet that ends in the background touches a file in it
+        reload_dir = project.cache / background.RELOAD_DIR
+        reload_dir.mkdir(parents=True, exist_ok=True)
+        server.watch(str(reload_dir))
+        if _state["background"] is not None:
+            _state["background"].watched()
     return server
 
 
@@ -159,7 +180,13 @@ def on_pre_build(config):
     execute = os.environ.get("SNIPPETS_EXECUTE", "1") != "0"
     _state["error"] = None
     try:
-        outcomes = runner.run_all(project, execute_stale=execute, progress=log.info)
+        if _in_background():
+            if _state["background"] is None or _state["background"].project != project:
+                _state["background"] = background.Background(project)
+            outcomes, _state["pending"] = _state["background"].outcomes(log.info)
+        else:
+            outcomes = runner.run_all(project, execute_stale=execute, progress=log.info)
+            _state["pending"] = set()
     except SnippetError as e:
         raise PluginError(str(e))
     _state["outcomes"] = {o.snippet.rel: o for o in outcomes}
@@ -181,7 +208,11 @@ def on_pre_build(config):
         _problem(str(e))
     _state["search"], _state["checked"] = messages.FileSearch(), {}
     executed = sum(o.executed for o in outcomes)
-    log.info("snippets: %d executed, %d from cache", executed, len(outcomes) - executed)
+    if _state["pending"]:
+        log.info("snippets: %d running in the background, %d from the cache; pages fill in as "
+                 "they end", len(_state["pending"]), len(outcomes) - len(_state["pending"]))
+    else:
+        log.info("snippets: %d executed, %d from cache", executed, len(outcomes) - executed)
     bad = runner.failures(outcomes)
     if bad:
         err = runner.RunFailed(bad)
@@ -270,6 +301,8 @@ def render_output(rel: str, config, page) -> str:
         line = (f'<p class="needs-gpu"><strong>{html.escape(t["needs_gpu_title"])}</strong> '
                 f'{html.escape(t["needs_gpu_recorded" if recs else "needs_gpu"])}</p>')
         return line + ("\n\n" + render_records(recs, t) if recs else "")
+    if o.status == runner.NOT_RUN and rel in _state["pending"]:
+        return f'!!! info "{t["pending_title"]} {rel}"\n    {t["pending_body"]}'
     if o.status == runner.NOT_RUN:
         return f'!!! note "{t["not_run_title"]}: {rel}"\n    {t["not_run_body"]}'
     body = o.problem + "\n\n" + (o.stderr_tail() or o.stdout[-2000:])
@@ -414,6 +447,8 @@ def _is_measurement(kind: str, argument: str) -> bool:
         return bool(records.for_snippet(machines, argument))
     if kind == "speedup-evidence":
         return published.own_gpu_records(machines)
+    if kind == "output" and argument in _state["pending"]:
+        return True  # `make serve`: its first run is going on; a build runs it first
     if kind == "output":
         o = _state["outcomes"].get(argument)
         return bool(o) and (o.status == runner.OK or (
@@ -446,6 +481,8 @@ def check_claims(markdown: str, page, config) -> str:
         msg = registry.get(mid)
         if msg is None:
             continue  # render() names it
+        if msg.backing == "output" and msg.detail in _state["pending"]:
+            continue  # `make serve`: checked once the snippet's first run ends
         if mid not in _state["checked"]:
             _state["checked"][mid] = messages.check(msg, _state["search"], outputs, _state["matrix"])
         if _state["checked"][mid]:
@@ -503,6 +540,10 @@ def render_chart(benchmark: str, config, page, gpu_only: bool = False) -> str:
         svg = charts.chart_svg(benchmark, local, recorded, project.cache / "charts", t["language"])
         table = charts.chart_table(benchmark, local, recorded, t["language"])
     except charts.NoData as e:
+        if _state["pending"]:  # `make serve`: the benchmark may be among those still running
+            return (f'<div class="admonition info"><p class="admonition-title">'
+                    f'{html.escape(t["pending_title"])} {benchmark}</p>'
+                    f'<p>{html.escape(t["pending_body"])}</p></div>')
         if gpu_only:  # a GPU-only benchmark without a GPU run: say so, draw nothing
             note = markdown_inline(t["gpu_chart_none"].format(benchmark=benchmark))
             return (f'<figure class="benchmark-chart no-data" data-benchmark="{benchmark}">'

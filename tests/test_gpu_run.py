@@ -366,21 +366,21 @@ def test_a_budgeted_run_keeps_its_budget_and_leaves_an_archive_add_records_takes
     wheels = _carried_wheels(tmp_path / "wheels")
     archive = tmp_path / "out" / "records.tar.gz"
     started = time.monotonic()
-    proc = gpu_run(root, gpu_box, "--budget", "22", "--wheels", str(wheels), "--archive",
+    proc = gpu_run(root, gpu_box, "--budget", "30", "--wheels", str(wheels), "--archive",
                    str(archive), "--only", "t/ok.py", "t/b1.py", "t/b2.py", "t/b3.py",
                    timeout=120)
     took = time.monotonic() - started
     assert proc.returncode == 1, proc.stdout + proc.stderr  # b2 stopped, a GPU test failed
-    assert took < 22 + 20, took  # the budget, and the archive's check after it
+    assert took < 30 + 25, took  # the budget, and the archive's check after it
     out = proc.stdout
     assert out.index("t/ok.py") < out.index("alone from now on") < out.index("t/b1.py") \
         < out.index("t/b2.py")  # alone: in the order of --only, benchmarks after the shared
     (m,) = records.load_all(root / "results", root / "snippets")
     b1 = next(r for r in m.records if r.snippet == "t/b1.py")
     assert b1.data["stdout"].startswith("keras from wheels\ndeadline in ")
-    assert 0 < int(b1.data["stdout"].split()[-1]) <= 22
+    assert 0 < int(b1.data["stdout"].split()[-1]) <= 30
     run = m.data["run"]
-    assert run["budget_seconds"] == 22 and run["not_run"] == {
+    assert run["budget_seconds"] == 30 and run["not_run"] == {
         "t/b3.py": "not run: the run's time budget was spent"}
     assert "at the end of the run's time budget" in run["failed"]["t/b2.py"]
     assert run["gpu_tests"]["passed"] == 1
