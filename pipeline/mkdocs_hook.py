@@ -565,10 +565,15 @@ def markdown_inline(text: str) -> str:
 SCROLLERS = re.compile(r'<(?:div class="scroll-box chart-box"|figure class="diagram")(?= )')
 
 
+TABLE = re.compile(r"<table>")  # a Markdown table: Material's script wraps it in a scroll box
+
+
 def _scroll_hints(content: str, hint: str) -> str:
     """Charts and diagrams scroll sideways in their box when wider than the screen: each box
-    carries the words that say so, which site.css shows while it overflows."""
+    carries the words that say so, which site.css shows while it overflows. A Markdown table's
+    box is made by Material's script in the browser: the table carries the words for it."""
     value = html.escape(hint, quote=True)
+    content = TABLE.sub(f'<table data-scroll-hint-words="{value}">', content)
     return SCROLLERS.sub(lambda m: f'{m.group(0)} data-scroll-hint="{value}"', content)
 
 

@@ -825,6 +825,37 @@ def test_a_chart_or_diagram_wider_than_a_phone_says_so_and_scrolls_to_all_of_it(
     first.screenshot(path=str(ARTIFACTS / f"phone-wide-{lang}-{url.strip('/') or 'index'}.png"))
 
 
+# Pages with a Markdown table (a line starting with "|" and a separator row under it).
+TABLE_PAGES = [(lang, url) for lang, url in PAGES if SOURCES[url].suffix == ".md"
+               and re.search(r"^\|.*\n\|[ :|-]+\|\s*$", SOURCES[url].read_text(encoding="utf-8"),
+                             re.M)]
+
+
+@pytest.mark.parametrize("lang,url", TABLE_PAGES, ids=page_ids(TABLE_PAGES))
+def test_a_table_wider_than_a_phone_says_so_and_shows_its_scroll_shadow(open_tab, lang, url):
+    """At 390 px, a table that does not fit scrolls in Material's box, a line in the page's
+    language above it says so, and the table lets the box's edge shadow show (no background of
+    its own over it)."""
+    path = path_of(lang, url)
+    tab = open_tab(path, viewport=PHONE_390, is_mobile=True, has_touch=True)
+    tab.lay_out_everything()
+    tab.page.wait_for_timeout(100)  # the resize observer marks the boxes once laid out
+    boxes = tab.page.evaluate("""() => [...document.querySelectorAll(
+        'article .md-typeset__scrollwrap')].filter(b => !b.closest('.benchmark-chart, figure'))
+        .map(box => ({hides: box.scrollWidth > box.clientWidth + 1,
+                      hint: getComputedStyle(box, '::before').content,
+                      table: getComputedStyle(box.querySelector('table')).backgroundColor,
+                      text: box.textContent.trim().slice(0, 40)}))""")
+    assert boxes, f"{path}: no table box (Material's script did not wrap the tables)"
+    words = {"en": "swipe sideways", "es": "desliza de lado"}[lang]
+    problems = [f"{b['text']!r}: wider than a phone, and nothing says so ({b['hint']!r})"
+                for b in boxes if b["hides"] and words not in b["hint"]]
+    problems += [f"{b['text']!r}: the table's background {b['table']} hides the scroll shadow"
+                 for b in boxes if b["hides"] and b["table"] not in ("rgba(0, 0, 0, 0)",
+                                                                      "transparent")]
+    assert not problems, report(path, problems + tab.problems)
+
+
 @pytest.mark.parametrize("lang,url", NOTEBOOK_PAGES, ids=page_ids(NOTEBOOK_PAGES))
 def test_the_notebook_uses_the_width_on_a_phone_and_its_tables_fit_on_a_desktop(open_tab, lang, url):
     path = path_of(lang, url)
