@@ -141,7 +141,7 @@ def test_the_program_names_every_value_as_the_header_does():
 def test_the_facts_the_advice_states_about_the_installed_libraries():
     """The RNN functions are in libcudnn_adv.so.9 (and declared in cudnn_adv.h), next to the
     other sub-libraries; PyTorch's CUDA library imports cudnnRNNForward, the two backward
-    functions and cudnnGetErrorString; TensorFlow's imports cudnnGetErrorString."""
+    functions and cudnnGetErrorString."""
     lib = CUDNN / "lib"
     assert {"libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_adv.so.9"} <= \
         {p.name for p in lib.iterdir()}
@@ -151,7 +151,6 @@ def test_the_facts_the_advice_states_about_the_installed_libraries():
     for name in (b"cudnnRNNForward", b"cudnnRNNBackwardData_v8", b"cudnnRNNBackwardWeights_v8",
                  b"cudnnGetErrorString"):
         assert name in torch_cuda, name
-    assert b"cudnnGetErrorString" in (_folder("tensorflow") / "libtensorflow_cc.so.2").read_bytes()
     # cudnnAdvVersionCheck's documentation: each sub-library checks its dependencies' version
     assert "checks whether its own version matches that of its dependencies" in \
         (CUDNN / "include" / "cudnn_adv.h").read_text()
