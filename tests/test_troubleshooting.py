@@ -75,7 +75,10 @@ IN_TF2ONNX = {"export-onnx": ("tf2onnx.tfonnx", "Tensorflow op [%s: %s] is not s
 # Messages no installed library contains: the page must cite an issue for each. The part looked
 # for in the installed library's files.
 CITED = {"dnn-not-found": ("tensorflow", "DNN library is not found"),
-         "fail-to-find": ("tensorflow", "Fail to find the dnn implementation")}
+         "fail-to-find": ("tensorflow", "Fail to find the dnn implementation"),
+         # MIOpen's statuses, from PyTorch's ROCm build: the CUDA build installed here has none
+         "miopen-unknown": ("torch", "miopenStatusUnknownError"),
+         "miopen-bad-parm": ("torch", "miopenStatusBadParm")}
 # Messages PyTorch prints only on a GPU, from its CUDA code: the part to look for, and the source
 # file the page cites. The PyTorch installed here is the CUDA build (torch==2.14.1 from PyPI), so
 # the text must be in its CUDA library; with no GPU to print them, the page marks them.
@@ -121,6 +124,11 @@ def assert_gpu_only_mark(section: str, name: str, suffix: str, where) -> None:
                                                              else "not reproduced here")
 # Messages the installed PyTorch produces on a CPU (reproduced by snippets/troubleshooting/pytorch_cpu.py).
 IN_TORCH = {"pytorch-enforce-sorted"}
+# The messages about the arguments of nn.LSTM, nn.GRU, nn.RNN, their cells and the packing
+# functions that a CPU prints (snippets/troubleshooting/pytorch_arguments.py, their `output`
+# backing): tests/test_pytorch_arguments.py checks them against the installed PyTorch.
+PYTORCH_ARGUMENTS = {mid for mid, entry in yaml.safe_load(MESSAGES.read_text()).items()
+                     if entry.get("output") == "troubleshooting/pytorch_arguments.py"}
 
 
 def test_every_quoted_message_exists_and_is_checked():
@@ -130,7 +138,7 @@ def test_every_quoted_message_exists_and_is_checked():
     checked = (set(IN_TENSORFLOW) | set(CITED) | set(PYTORCH_CUDA_ONLY) | set(PYTORCH_OLD_ONLY)
                | IN_TORCH | set(IN_TENSORFLOW_CC) | set(IN_TF2ONNX)
                | {"keras-mask", "use-cudnn-true", "jax-outdated-cudnn"}
-               | set(ONCE_CUDNN_RUNS))
+               | set(ONCE_CUDNN_RUNS) | PYTORCH_ARGUMENTS)
     assert used == checked, used ^ checked
 
 
@@ -411,6 +419,12 @@ ONCE_CUDNN_RUNS = {
                            ["You marked ",
                             " as dynamic but your code specialized it to be a constant ("],
                            "troubleshooting/torch_onnx_length.py"),
+    # PyTorch's cuDNN RNN checks the states it hands cuDNN (#pytorch-gpu-arguments)
+    "torch-hx-contiguous": ("binary", "libtorch_cuda.so", ["rnn: hx is not contiguous"], None),
+    "torch-cx-contiguous": ("binary", "libtorch_cuda.so", ["rnn: cx is not contiguous"], None),
+    "torch-dtype-hidden": ("binary", "libtorch_cuda.so",
+                           ["Input and ", " tensors are not the same dtype, found input tensor "
+                            "with "], None),
     # Python's own words; the page quotes them from a thread (ultralytics/ultralytics#20348)
     "onnxscript-missing": ("import", "torch:onnx/_internal/exporter/_core.py", ["onnxscript"],
                            None),
@@ -427,7 +441,10 @@ GPU_ONLY_ENTRIES_ES = {"dornn-failed": "Solo una GPU imprime esto; no se reprodu
 # installed release, as for PYTORCH_CUDA_ONLY).
 PYTORCH_GPU_ONLY = {"pytorch-not-supported": "aten/src/ATen/cuda/Exceptions.h",
                     "pytorch-double-backward": "torch/csrc/autograd/FunctionsManual.cpp",
-                    "pytorch-internal-error": "aten/src/ATen/cuda/Exceptions.h"}
+                    "pytorch-internal-error": "aten/src/ATen/cuda/Exceptions.h",
+                    "torch-hx-contiguous": "aten/src/ATen/native/cudnn/RNN.cpp",
+                    "torch-cx-contiguous": "aten/src/ATen/native/cudnn/RNN.cpp",
+                    "torch-dtype-hidden": "aten/src/ATen/native/cudnn/RNN.cpp"}
 
 
 def _source(where: str) -> Path:
