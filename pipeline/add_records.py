@@ -215,21 +215,58 @@ def _same(a: dict, b: dict) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-def _no_duplicates(new: records.Machine, results: Path, snippets: Path) -> None:
+def _no_duplicates(new: records.Machine, results: Path, snippets: Path) -> set[str]:
+    """Refuses a record already under results/ (the same machine, snippet and finished_at, or
+    the same record in any machine's folder). One exception: a record its own machine's folder
+    holds unchanged, in an archive that also brings a new one (a run of some snippets on a
+    machine carries that machine's earlier records): those snippets are returned."""
     try:
         old = records.load_all(results, snippets)
     except records.RecordError as e:
         raise BadArchive(f"results/ is damaged already: {e}") from None
+    unchanged = set()
     for r in new.records:
         for m in old:
             for o in m.records:
                 if (m.slug == new.slug and o.snippet == r.snippet
                         and o.data["finished_at"] == r.data["finished_at"]):
-                    raise BadArchive(f"{r.snippet}: results/{m.slug} already has this record "
-                                     f"(finished {o.data['finished_at']})")
-                if _same(o.data, r.data):
+                    if not _same(o.data, r.data):
+                        raise BadArchive(f"{r.snippet}: results/{m.slug} already has a record "
+                                         f"of this run (finished {o.data['finished_at']}) that "
+                                         "differs from the archive's")
+                    unchanged.add(r.snippet)
+                elif _same(o.data, r.data):
                     raise BadArchive(f"{r.snippet}: the same record is already under "
                                      f"results/{m.slug}")
+    if new.records and len(unchanged) == len(new.records):
+        r = new.records[0]
+        raise BadArchive(f"{r.snippet}: results/{new.slug} already has this record (finished "
+                         f"{r.data['finished_at']}), as it has every record of the archive")
+    return unchanged
+
+
+def pack(folder: Path, archive: Path) -> Path:
+    """One machine's folder as the archive `add` takes (tar -czf ARCHIVE -C results MACHINE),
+    written atomically: no hidden leftover of an interrupted write, no user names."""
+    def plain(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        if any(part.startswith(".") for part in PurePosixPath(member.name).parts):
+            return None
+        member.uid = member.gid = 0
+        member.uname = member.gname = ""
+        return member
+
+    archive = Path(archive)
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{archive.name}.", dir=archive.parent)
+    try:
+        with os.fdopen(fd, "wb") as f, tarfile.open(fileobj=f, mode="w:gz") as tar:
+            tar.add(folder, arcname=Path(folder).name, filter=plain)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, archive)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return archive
 
 
 def add(archive: Path, root: Path, results: Path | None = None,
@@ -276,9 +313,9 @@ def add(archive: Path, root: Path, results: Path | None = None,
         if (new.data.get("run") or {}).get("dry_run") and not allow_dry_run:
             raise BadArchive("a dry run (machine.json says \"dry_run\": true): its records test "
                              "the notebook and the run, they are not figures for results/")
-        _no_duplicates(new, results, project.snippets)
+        unchanged = _no_duplicates(new, results, project.snippets)
         shown = "results" if results == project.root / "results" else str(results)
-        lines = _move_into_place(new, unpacked / slug, results, work, shown)
+        lines = _move_into_place(new, unpacked / slug, results, work, shown, unchanged)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         if made:
@@ -289,7 +326,7 @@ def add(archive: Path, root: Path, results: Path | None = None,
 
 
 def _move_into_place(new: records.Machine, folder: Path, results: Path, work: Path,
-                     shown: str = "results") -> list[str]:
+                     shown: str = "results", unchanged: set[str] = frozenset()) -> list[str]:
     """The machine's folder under results/, in one rename (two when it was there before: the old
     one aside, the merged one in)."""
     final = results / new.slug
@@ -320,7 +357,9 @@ def _move_into_place(new: records.Machine, folder: Path, results: Path, work: Pa
         notes = [r.data["finished_at"]]
         if r.stale:
             notes.append("made by an older version of the snippet: pages label it so")
-        if r.snippet in replaced:
+        if r.snippet in unchanged:
+            notes.append("there already, unchanged")
+        elif r.snippet in replaced:
             notes.append("replaces the record that was there")
         lines.append(f"  {r.snippet} ({'; '.join(notes)})")
     return lines

@@ -4,6 +4,8 @@
     python -m pipeline.gpu_run --machine lab-a100 --only benchmarks/cudnn_speedup_torch.py
     make gpu-run PYTHON=python3                 # a Python that already holds the frameworks
     python -m pipeline.gpu_run --dry-run        # no GPU needed: the plumbing, checked on a CPU
+    python3 -m pipeline.gpu_run --wheels .whl --budget 400 --archive $OUT/records.tar.gz
+                                                # a lent machine (CONTRIBUTING, GPU records)
 
 Every snippet runs (one at a time: frameworks take most of the GPU's memory), with whatever
 frameworks this Python has: one that dies importing a missing framework is skipped ("needs
@@ -16,11 +18,21 @@ nothing but the standard library (and pytest for the tests): no virtualenv, no n
 is: only DRY_RUN_SNIPPETS, two quick PyTorch snippets that run on a CPU, and no GPU tests. Its
 records are labelled with the machine they ran on, as always (a CPU is named as a CPU), and
 machine.json says "dry_run": true. They are not figures for results/.
+
+A lent GPU machine (DEVELOPERS.md, GPU) has PyTorch and JAX but no Keras, no network, and
+minutes: --wheels installs the carried wheels (pipeline/gpu_wheels.py) into a temporary folder
+first; --budget SECONDS runs BUDGET_PLAN in that wall-clock time: the shared snippets side by
+side with the GPU tests (which stop at TESTS_SHARE of the budget), then the benchmarks and C
+programs alone, most wanted first, each benchmark told its share of the time left
+(runner.run_all's deadline); what the budget leaves no time for is listed as not run.
+--archive PATH packs the machine's records as `make add-records` takes them, checked by that
+same code, also when the run is interrupted.
 """
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import re
 import signal
@@ -28,18 +40,44 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import device, machine, records, runner
+from . import add_records, device, gpu_wheels, machine, records, runner
 from .snippets import SnippetError, discover
 
 DEFAULT_SCALE = 4  # BENCH_SCALE on a GPU: the CPU build's sizes are too small to mean much there
 # --dry-run: quick snippets that run on a CPU (PyTorch only: a second or two each, no TensorFlow).
 DRY_RUN_SNIPPETS = ("python/torch_cudnn.py", "troubleshooting/pytorch_cpu.py")
 SUMMARY_WIDTH = 100
+# A budgeted run (--budget): these snippets, in this order. The shared ones (neither C nor a
+# benchmark) run side by side with the GPU tests; then the others alone, one at a time: the
+# C programs, the benchmarks that need TensorFlow (skipped at once where it is missing), then
+# the benchmarks by what readers ask most. Every snippet that needs a GPU is here (a test
+# checks it), and those that show a GPU's answer without needing one.
+BUDGET_PLAN = (
+    "criteria/pytorch/on_gpu.py", "criteria/torch_backend/on_gpu.py",
+    "criteria/jax_backend/on_gpu.py", "criteria/jax_backend/mixed_precision_gpu.py",
+    "criteria/tf_backend/on_gpu.py", "troubleshooting/pytorch_gpu.py",
+    "troubleshooting/keras_stateful_torch.py", "troubleshooting/tf32_precision.py",
+    "troubleshooting/determinism.py", "troubleshooting/longest_sequence.py",
+    "troubleshooting/cuda_graph.py", "troubleshooting/long_sequence.py",
+    "python/torch_cudnn.py", "python/frontend_graph.py",
+    "c/version.c", "c/lstm_train.c", "c/lstm_v8.c", "c/conv_v7.c", "c/conv_graph.c",
+    "benchmarks/cudnn_speedup_tf_keras.py", "benchmarks/cudnn_speedup_keras_tensorflow.py",
+    "benchmarks/cudnn_speedup_torch.py", "benchmarks/cudnn_speedup_keras_torch.py",
+    "benchmarks/cudnn_speedup_keras_jax.py", "benchmarks/packed_sequence.py",
+    "benchmarks/torch_lstm_vs_cell_loop.py", "benchmarks/cpu_gpu_crossover.py",
+)
+# Shares of the benchmarks' time (1 where not named): Keras's generic loops are the slow half.
+BUDGET_WEIGHTS = {"benchmarks/cudnn_speedup_torch.py": 2.0,
+                  "benchmarks/cudnn_speedup_keras_torch.py": 3.0,
+                  "benchmarks/cudnn_speedup_keras_jax.py": 3.0}
+TESTS_SHARE = 0.4  # of the budget: the GPU tests stop then, so that the benchmarks run alone
+BUDGET_JOBS = 4  # shared snippets at once in a budgeted run (a lent machine has 16 cores)
 # The frameworks share one GPU inside the test process: none may take all of its memory.
 TEST_ENV = {"TF_FORCE_GPU_ALLOW_GROWTH": "true", "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
             "TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -110,26 +148,70 @@ def read_junit(path: Path) -> dict:
     return summary
 
 
+class GpuTests:
+    """`pytest -m gpu` on the modules that hold GPU tests, in a child process started now;
+    `finish()` waits for it (until `deadline`, time.monotonic(), if given: then pytest is
+    interrupted, and what it finished is kept) and returns its summary."""
+
+    def __init__(self, root: Path, python: str = sys.executable, workers: int = 0,
+                 keep_log: Path | None = None):
+        self.root, self.proc, self.summary, self.keep_log = root, None, None, keep_log
+        if importlib.util.find_spec("pytest") is None:
+            self.summary = {"not_run": "pytest is not installed for this Python"}
+            return
+        files = gpu_test_files(root)
+        if not files:
+            self.summary = {"not_run": "no test is marked gpu"}
+            return
+        self.tmp = tempfile.TemporaryDirectory(prefix="gpu-tests-")
+        self.junit = Path(self.tmp.name) / "junit.xml"
+        self.log = open(Path(self.tmp.name) / "log", "w+")
+        parallel = ["-n", str(workers)] if workers and importlib.util.find_spec("xdist") else []
+        cmd = [python, "-m", "pytest", "-m", "gpu", "-p", "no:cacheprovider", "-q",
+               *parallel, "--continue-on-collection-errors", f"--junitxml={self.junit}",
+               *(str(p.relative_to(root)) for p in files)]
+        self.proc = subprocess.Popen(cmd, cwd=root, stdout=self.log, stderr=subprocess.STDOUT,
+                                     text=True, env={**os.environ, **TEST_ENV},
+                                     start_new_session=True)
+
+    def finish(self, deadline: float | None = None) -> dict:
+        if self.summary is not None:
+            return self.summary
+        stopped = False
+        try:
+            self.proc.wait(timeout=None if deadline is None
+                           else max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:  # out of time: pytest writes what it finished
+            stopped = True
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.log.seek(0)
+        output = self.log.read()
+        self.log.close()
+        if self.keep_log:
+            self.keep_log.parent.mkdir(parents=True, exist_ok=True)
+            self.keep_log.write_text(output, encoding="utf-8")
+        if self.junit.is_file() and not (stopped and "no tests ran" in output):
+            self.summary = read_junit(self.junit)
+            self.summary["returncode"] = self.proc.returncode
+            if stopped:
+                self.summary["stopped"] = "interrupted at the end of the tests' time budget"
+        else:
+            tail = output.strip().splitlines()[-1:] or ["no output"]
+            self.summary = {"not_run": (f"stopped at the end of the tests' time budget: "
+                                        if stopped else f"pytest exited {self.proc.returncode}: ")
+                            + tail[0][:200]}
+        self.tmp.cleanup()
+        return self.summary
+
+
 def run_gpu_tests(root: Path, python: str = sys.executable) -> dict:
     """`pytest -m gpu` on the modules that hold GPU tests, in a child process; its summary."""
-    if importlib.util.find_spec("pytest") is None:
-        return {"not_run": "pytest is not installed for this Python"}
-    files = gpu_test_files(root)
-    if not files:
-        return {"not_run": "no test is marked gpu"}
-    with tempfile.TemporaryDirectory(prefix="gpu-tests-") as tmp:
-        junit = Path(tmp) / "junit.xml"
-        cmd = [python, "-m", "pytest", "-m", "gpu", "-p", "no:cacheprovider", "-q",
-               "--continue-on-collection-errors", f"--junitxml={junit}",
-               *(str(p.relative_to(root)) for p in files)]
-        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True,
-                              env={**os.environ, **TEST_ENV})
-        if not junit.is_file():
-            tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or ["no output"]
-            return {"not_run": f"pytest exited {proc.returncode}: {tail[0][:200]}"}
-        summary = read_junit(junit)
-    summary["returncode"] = proc.returncode
-    return summary
+    return GpuTests(root, python).finish()
 
 
 # --- the run ---------------------------------------------------------------------------------------
@@ -161,6 +243,8 @@ def summary_lines(state: dict, where: str) -> list[str]:
         lines += _wrap(f"skipped, {reason}", rels)
     for rel, problem in run["failed"].items():
         lines.append(f"  FAILED {rel}: {problem}")
+    if run.get("not_run"):
+        lines += _wrap("not run, the time budget was spent", list(run["not_run"]))
     tests = run.get("gpu_tests") or {}
     if "not_run" in tests:
         lines.append(f"GPU tests: not run: {tests['not_run']}")
@@ -172,6 +256,8 @@ def summary_lines(state: dict, where: str) -> list[str]:
             lines += _wrap(f"skipped, {reason}", [n.rsplit('::', 1)[-1] for n in names], 1)
         for name, why in list(tests["failed"].items())[:8]:
             lines.append(f"  FAILED {name}: {why[:SUMMARY_WIDTH]}")
+        if tests.get("stopped"):
+            lines.append(f"  {tests['stopped']}")
     n = len(recorded)
     if run.get("dry_run"):
         lines.append(f"DRY RUN (--dry-run): {where}/ holds {n} record{'' if n == 1 else 's'} of "
@@ -182,12 +268,33 @@ def summary_lines(state: dict, where: str) -> list[str]:
     return lines
 
 
+def _carry_over(folder: Path, run: dict, only: list[str]) -> None:
+    """A run of some snippets (--only) on a machine with records: what the machine's last run
+    said of the others stays in machine.json (its records stay in the folder anyway), and so
+    do its GPU tests' results unless this run has its own."""
+    try:
+        earlier = json.loads((folder / records.MACHINE_FILE).read_text(encoding="utf-8"))["run"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    run["recorded"] += [r for r in earlier.get("recorded", []) if r not in only]
+    for key in ("skipped", "failed", "not_run"):
+        kept = {r: why for r, why in (earlier.get(key) or {}).items() if r not in only}
+        run.setdefault(key, {}).update(kept)
+    run["carried_over_from"] = earlier.get("carried_over_from") or earlier.get("started_at")
+    run["earlier_gpu_tests"] = earlier.get("gpu_tests")
+
+
 def record_run(project: runner.Project, results: Path, *, machine_name: str | None = None,
                only: list[str] | None = None, tests: bool = True, jobs: int = 1,
-               log=print, state: dict | None = None, dry_run: bool = False) -> tuple[int, dict]:
+               log=print, state: dict | None = None, dry_run: bool = False,
+               budget: float | None = None,
+               tests_share: float = None, tests_log: Path | None = None) -> tuple[int, dict]:
     """Run, record, test: the GPU run, and benchmarks/run_benchmarks.py on any machine.
     Returns (exit status, the machine.json written); `state` is filled as the run goes, for a
-    caller that is interrupted."""
+    caller that is interrupted. `budget` (seconds): a budgeted run (the module's docstring)."""
+    started = time.monotonic()
+    deadline = started + budget if budget else None
+    tests_share = TESTS_SHARE if tests_share is None else tests_share
     prov = machine.provenance()
     slug = records.machine_slug(machine_name or prov["machine"])
     state = state if state is not None else {}
@@ -195,6 +302,10 @@ def record_run(project: runner.Project, results: Path, *, machine_name: str | No
                  run={"started_at": _now(), "finished_at": None,
                       "bench_scale": int(os.environ.get("BENCH_SCALE", "1")),
                       "recorded": [], "skipped": {}, "failed": {}, "gpu_tests": None})
+    if budget:
+        state["run"].update(budget_seconds=budget, not_run={})
+    if only is not None and not dry_run:
+        _carry_over(results / slug, state["run"], only)
     if dry_run:
         state["run"]["dry_run"] = True
     records.write_machine(results, slug, state)
@@ -211,6 +322,8 @@ def record_run(project: runner.Project, results: Path, *, machine_name: str | No
             run["recorded"].append(o.snippet.rel)
         elif o.status in (runner.SKIPPED, runner.NEEDS_GPU):  # the latter on a CPU only
             run["skipped"][o.snippet.rel] = o.problem or "needs a GPU"
+        elif o.status == runner.NOT_RUN and o.problem == runner.BUDGET_SPENT:
+            run["not_run"][o.snippet.rel] = o.problem
         else:
             run["failed"][o.snippet.rel] = o.problem
         records.write_machine(results, slug, state)
@@ -220,10 +333,34 @@ def record_run(project: runner.Project, results: Path, *, machine_name: str | No
         if o.status not in (runner.OK, runner.SKIPPED) and o.stderr_tail():
             log("    " + o.stderr_tail().replace("\n", "\n    "))
 
-    runner.run_all(project, only=only, jobs=jobs, skip_missing=True, on_done=done)
-    if tests:
-        log("GPU tests (pytest -m gpu) ...")
-        state["run"]["gpu_tests"] = run_gpu_tests(project.root)
+    if deadline is None:
+        runner.run_all(project, only=only, jobs=jobs, skip_missing=True, on_done=done)
+        if tests:
+            log("GPU tests (pytest -m gpu) ...")
+            state["run"]["gpu_tests"] = run_gpu_tests(project.root)
+    else:  # the GPU tests beside the shared snippets, ended before the benchmarks start
+        # One pytest process: on a lent H200 (2026-11-26), pytest-xdist's workers started and
+        # never ran a test in 239 s, while the snippets ran beside them.
+        gpu_tests = GpuTests(project.root, keep_log=tests_log) if tests else None
+        if gpu_tests:
+            log(f"GPU tests (pytest -m gpu) started beside the snippets; they stop within "
+                f"{tests_share * budget:.0f} s")
+
+        def end_tests() -> None:
+            if gpu_tests:
+                state["run"]["gpu_tests"] = gpu_tests.finish(started + tests_share * budget)
+                t = state["run"]["gpu_tests"]
+                log(f"GPU tests: {t.get('not_run') or str(t['passed']) + ' passed, ' + str(len(t['failed'])) + ' failed'}"
+                    f" ({time.monotonic() - started:.0f} s into the run)")
+            log(f"alone from now on: C programs and benchmarks "
+                f"({deadline - time.monotonic():.0f} s of the budget left)")
+
+        runner.run_all(project, only=only, jobs=jobs, skip_missing=True, on_done=done,
+                       progress=log, deadline=deadline, weights=BUDGET_WEIGHTS,
+                       before_alone=end_tests)
+    if state["run"]["gpu_tests"] is None and state["run"].get("earlier_gpu_tests"):
+        state["run"]["gpu_tests"] = state["run"]["earlier_gpu_tests"]
+    state["run"].pop("earlier_gpu_tests", None)
     state["run"]["finished_at"] = _now()
     records.write_machine(results, slug, state)
     log("")
@@ -231,6 +368,17 @@ def record_run(project: runner.Project, results: Path, *, machine_name: str | No
         log(line)
     t = state["run"]["gpu_tests"] or {}
     return (1 if state["run"]["failed"] or t.get("failed") else 0), state
+
+
+def pack(project: runner.Project, results: Path, slug: str, archive: Path, dry_run: bool) -> str:
+    """The machine's records as one archive, checked by `make add-records`'s own code into a
+    throw-away folder; the line to print."""
+    add_records.pack(results / slug, archive)
+    with tempfile.TemporaryDirectory(prefix="check-archive-") as scratch:
+        add_records.add(archive, project.root, results=Path(scratch) / "results",
+                        allow_dry_run=dry_run)
+    return (f"archive: {archive} ({archive.stat().st_size} bytes), checked as "
+            f"`make add-records FILE={archive.name}` checks it")
 
 
 # Settings the tests use to run benchmarks small or on the CPU: their figures are not records.
@@ -266,6 +414,19 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"BENCH_SCALE for the benchmarks (default {DEFAULT_SCALE})")
     ap.add_argument("--jobs", type=positive_int, default=None,
                     help="snippets at once (default 1; 2 in a dry run)")
+    ap.add_argument("--budget", type=positive_int, metavar="SECONDS",
+                    help="a lent machine's run: BUDGET_PLAN (or --only) within this wall-clock "
+                         "time, tests beside the shared snippets, benchmarks alone after")
+    ap.add_argument("--tests-share", type=float, default=TESTS_SHARE, metavar="FRACTION",
+                    help=f"of --budget, the most the GPU tests take (default {TESTS_SHARE})")
+    ap.add_argument("--tests-log", type=Path, metavar="PATH",
+                    help="with --budget: keep the GPU tests' pytest output in PATH")
+    ap.add_argument("--wheels", type=Path, metavar="DIR",
+                    help="install the carried wheels in DIR first (python -m "
+                         "pipeline.gpu_wheels download DIR makes them)")
+    ap.add_argument("--archive", type=Path, metavar="PATH",
+                    help="pack the machine's records into PATH (.tar.gz), checked as "
+                         "make add-records checks it")
     ap.add_argument("--dry-run", action="store_true",
                     help="no GPU needed: only a few quick snippets (or --only), no GPU tests, "
                          "records labelled with this machine; checks the plumbing")
@@ -279,7 +440,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.machine is not None:
             records.machine_slug(args.machine)
         known = {s.rel for s in discover(project.snippets)}
-        only = args.only or (list(DRY_RUN_SNIPPETS) if args.dry_run else None)
+        only = args.only or (list(DRY_RUN_SNIPPETS) if args.dry_run
+                             else list(BUDGET_PLAN) if args.budget else None)
+        if not 0 < args.tests_share <= 1:
+            raise BadInput(f"--tests-share must be above 0 and at most 1, got {args.tests_share}")
+        if args.archive is not None and not args.archive.name.endswith(".tar.gz"):
+            raise BadInput(f"--archive {args.archive}: the name must end in .tar.gz")
         unknown = [rel for rel in only or [] if rel not in known]
         if unknown:
             raise BadInput(f"no such snippet: {', '.join(unknown)}")
@@ -292,10 +458,19 @@ def main(argv: list[str] | None = None) -> int:
                            "For this machine's benchmark figures: "
                            "python benchmarks/run_benchmarks.py (or --dry-run to check the "
                            "plumbing)")
-    except (BadInput, records.RecordError, SnippetError) as e:
+        if args.wheels is not None:
+            target = Path(tempfile.mkdtemp(prefix="gpu-wheels-"))
+            gpu_wheels.install(args.wheels, target)
+            # For this process (its provenance reads the packages) and every child it starts.
+            sys.path.insert(0, str(target))
+            os.environ["PYTHONPATH"] = os.pathsep.join(
+                filter(None, [str(target), os.environ.get("PYTHONPATH")]))
+    except (BadInput, records.RecordError, SnippetError, gpu_wheels.WheelError) as e:
         print(f"gpu_run: error: {e}", file=sys.stderr)
         return 2
     os.environ["BENCH_SCALE"] = str(scale)  # part of every cache key, and in each benchmark's data
+    if args.budget:  # snippets share the GPU with each other and the tests: none takes it all
+        os.environ.update(TEST_ENV)
     # A cancelled CI job sends SIGTERM: stop like Ctrl-C, so that the running snippet is killed
     # too and the records already written stay as they are.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -303,14 +478,23 @@ def main(argv: list[str] | None = None) -> int:
     try:
         status, _ = record_run(project, results, machine_name=args.machine, only=only,
                                tests=not (args.no_tests or args.dry_run),
-                               jobs=args.jobs or (2 if args.dry_run else 1),
-                               state=state, dry_run=args.dry_run)
+                               jobs=args.jobs or (2 if args.dry_run else
+                                                  BUDGET_JOBS if args.budget else 1),
+                               state=state, dry_run=args.dry_run, budget=args.budget,
+                               tests_share=args.tests_share, tests_log=args.tests_log)
     except KeyboardInterrupt:
         done = len(state.get("run", {}).get("recorded", []))
         where = results / state["slug"] if "slug" in state else results
         shown = where.relative_to(project.root) if where.is_relative_to(project.root) else where
         print(f"gpu_run: interrupted; {done} record(s) kept in {shown}/", file=sys.stderr)
-        return 130
+        status = 130
+    if args.archive is not None and state.get("slug"):
+        try:
+            print(pack(project, results, state["slug"], args.archive, args.dry_run))
+        except add_records.BadArchive as e:
+            print(f"gpu_run: error: the archive does not pass make add-records: {e}",
+                  file=sys.stderr)
+            return 2
     return status
 
 

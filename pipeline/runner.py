@@ -180,21 +180,28 @@ def classify(snippet: Snippet, rc: int | None, device: str, stderr: str = "",
 
 
 def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
-            skip_missing: bool = False, python: str | None = None) -> Outcome:
+            skip_missing: bool = False, python: str | None = None,
+            timeout: float | None = None, extra_env: dict | None = None) -> Outcome:
+    """Run one snippet. `timeout` (shorter than its own, from a run's time budget) and
+    `extra_env` come from a budgeted run (run_all's `deadline`)."""
     work = cache.new_workdir()
+    timeout = min(snippet.timeout, timeout) if timeout else snippet.timeout
     # A snippet writes only inside `work` (see pipeline/sandbox): Python ones are stopped at
     # the write; for C ones (make, the program) the project tree is compared before and after.
     env = sandbox.environment(work, dict(os.environ, SNIPPET_DATA_DIR=str(work / "data"),
-                                         PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1"))
+                                         PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
+                                         **(extra_env or {})))
     before = sandbox.snapshot(root) if snippet.kind != "py" else None
     started = time.perf_counter()
-    cmd, build_failure = _command(snippet, work, env, snippet.timeout, python or sys.executable)
+    cmd, build_failure = _command(snippet, work, env, timeout, python or sys.executable)
     if build_failure:
         rc, stdout, stderr = build_failure
         status, problem = FAILED, f"build failed (make exit {rc})"
     else:
-        rc, stdout, stderr = _run_process(cmd, work, env, snippet.timeout, work / "run")
+        rc, stdout, stderr = _run_process(cmd, work, env, timeout, work / "run")
         status, problem = classify(snippet, rc, device, stderr, skip_missing)
+        if status == TIMEOUT and timeout < snippet.timeout:
+            problem = f"stopped after {timeout:.0f} s, at the end of the run's time budget"
     seconds = time.perf_counter() - started
     outside = sandbox.outside_writes(work)
     if before is not None:
@@ -263,16 +270,29 @@ class Progress:
             self.say(self._line(f"{how} {o.snippet.rel}"))
 
 
+BUDGET_SPENT = "not run: the run's time budget was spent"
+MIN_SECONDS_LEFT = 15  # a budgeted run starts no snippet with less than this left
+
+
 def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = None,
             only: list[str] | None = None, skip_missing: bool = False,
             on_done: Callable[[Outcome], None] | None = None,
-            progress: Callable[[str], None] | None = None) -> list[Outcome]:
+            progress: Callable[[str], None] | None = None,
+            deadline: float | None = None, weights: dict[str, float] | None = None,
+            before_alone: Callable[[], None] | None = None) -> list[Outcome]:
     """Run what is stale; return one Outcome per snippet, in discovery order.
 
     `skip_missing`: a snippet that dies of a missing framework is skipped, not failed (a GPU
     run). `on_done` is called with each outcome as soon as it is known (cached ones first), in
     this thread, so that a caller can keep what finished even if a later snippet never does.
-    `progress`, when given, is told a line as each stale snippet starts and ends (Progress)."""
+    `progress`, when given, is told a line as each stale snippet starts and ends (Progress).
+
+    `deadline` (time.monotonic()) makes a budgeted run (a lent GPU machine's): no snippet starts
+    with less than MIN_SECONDS_LEFT left (it is NOT_RUN, BUDGET_SPENT), none runs past the
+    deadline, and the snippets that run alone do so in the order of `only`; each measuring one
+    is told BENCH_DEADLINE (Unix time): its share of what is left among those still to run
+    (by `weights`, 1 where not given), so that a benchmark sizes its sweep to it. `before_alone` is called once the shared
+    snippets are done and before those that run alone (a GPU run ends its tests there)."""
     done = on_done or (lambda o: None)
     snippets = discover(project.snippets)
     if only is not None:
@@ -303,13 +323,27 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
         return s.exclusive and not (s.needs_gpu and device == "CPU")
     alone = [(s, k) for s, k in stale if measures(s) or s.kind != "py"]
     shared = [(s, k) for s, k in stale if (s, k) not in alone]
+    if deadline is not None and only is not None:
+        alone.sort(key=lambda sk: only.index(sk[0].rel))
 
     told = Progress(progress, len(stale), len(outcomes)) if progress else None
 
     def run(s: Snippet, k: str) -> Outcome:
+        timeout, extra = None, None
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left < MIN_SECONDS_LEFT:
+                return Outcome(s, NOT_RUN, device=device, problem=BUDGET_SPENT)
+            timeout = left
+            if measures(s):
+                weight = lambda a: (weights or {}).get(a.rel, 1.0)
+                still = [a for a, _ in alone if a.rel not in outcomes and measures(a)]
+                share = left * weight(s) / sum(map(weight, still))
+                extra = {"BENCH_DEADLINE": f"{time.time() + share:.0f}"}
         if told:
             told.start(s)
-        return execute(s, cache, k, device, project.root, skip_missing, project.python)
+        return execute(s, cache, k, device, project.root, skip_missing, project.python,
+                       timeout, extra)
 
     def finished(o: Outcome) -> None:
         outcomes[o.snippet.rel] = o
@@ -320,6 +354,8 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
         for future in as_completed([pool.submit(run, s, k) for s, k in shared]):
             finished(future.result())
+    if before_alone:
+        before_alone()
     for s, k in alone:
         finished(run(s, k))
 

@@ -11,8 +11,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import sync_playwright
 
 from conftest import REPO
 
@@ -34,6 +32,10 @@ def browser():
     if not (os.path.isfile(CHROME) and os.access(CHROME, os.X_OK)):
         yield NO_BROWSER
         return
+    # Imported here: a GPU machine's Python has no Playwright, and its tests load this module
+    # (conftest.py registers the fixtures) without using a browser.
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
     with sync_playwright() as playwright:
         try:
             chromium = playwright.chromium.launch(executable_path=CHROME, headless=True,

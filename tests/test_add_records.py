@@ -10,6 +10,7 @@ import gzip
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -143,6 +144,33 @@ def test_a_good_archive_is_added_and_read_back_as_records_of_the_checkout(projec
     assert [p.name for p in (project / "results").iterdir()] == [SLUG]  # no work folder left
     # The same archive again is a duplicate; results/ stays as the first one left it.
     refused(project, archive, "already has this record")
+
+
+def test_a_later_archive_of_the_machine_may_carry_its_earlier_records_unchanged(project,
+                                                                                tmp_path):
+    """A run of some snippets on a machine that has records (gpu_run --only) packs the whole
+    folder: what is there unchanged is kept, the new record added; an earlier record that
+    differs under the same run's time is refused."""
+    first = machine_folder(project, tmp_path / "first", rels=("g/ok.py",))
+    assert cli(project, str(pack_folder(first, tmp_path / "first.tar.gz"))).returncode == 0
+    later = tmp_path / "later" / SLUG
+    shutil.copytree(first, later)
+    machine_folder(project, tmp_path / "later", rels=("g/two.py",),
+                   finished_at="2026-01-03T00:00:00+00:00")
+    proc = cli(project, str(pack_folder(later, tmp_path / "later.tar.gz")))
+    assert proc.returncode == 0, proc.stderr
+    assert "g/ok.py (2026-01-02T03:04:05+00:00; there already, unchanged)" in proc.stdout
+    assert "g/two.py (2026-01-03T00:00:00+00:00)" in proc.stdout
+    machine, = records.load_all(project / "results", project / "snippets")
+    assert sorted(r.snippet for r in machine.records) == ["g/ok.py", "g/two.py"]
+    # The first record altered, under the same finished_at: not the record that is there.
+    altered = tmp_path / "altered" / SLUG
+    shutil.copytree(later, altered)
+    result = altered / "snippets" / "g" / "ok.py" / "result.json"
+    result.write_text(result.read_text().replace("hello from the card", "hello from elsewhere"))
+    machine_folder(project, tmp_path / "altered", rels=("g/two.py",),
+                   finished_at="2026-01-04T00:00:00+00:00")
+    refused(project, pack_folder(altered, tmp_path / "altered.tar.gz"), "that differs")
 
 
 # A record's fields, as CONTRIBUTING ("GPU records") lists them: written out by hand here, not

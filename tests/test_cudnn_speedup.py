@@ -197,3 +197,35 @@ def test_the_matmul_rate_counts_two_n_cubed_flops(monkeypatch):
     monkeypatch.delenv("BENCH_CPU_DRY_RUN", raising=False)
     rate = _speedup.matmul_rate(lambda n: clock.step(1000), lambda: None, n=1000, repeats=3)
     assert rate["median"] == pytest.approx(2 * 1000 ** 3 / 1.0 / 1e12)
+
+
+def test_a_deadline_cuts_the_sweep_at_its_largest_sizes_and_says_which(monkeypatch, tmp_path,
+                                                                        capsys):
+    """BENCH_DEADLINE (a GPU run with a time budget): the sweep, cheapest sizes first, starts no
+    cell after it; the cells left out are printed and written with the results."""
+    import time
+    monkeypatch.setenv("SNIPPET_DATA_DIR", str(tmp_path))
+    for name in ("BENCH_CPU_DRY_RUN", "BENCH_QUICK"):
+        monkeypatch.delenv(name, raising=False)
+    sizes = _speedup.sizes()
+    assert sizes[0] == _speedup.BASE
+    cost = [s["steps"] * s["units"] ** 2 * s["batch"] for s in sizes[1:]]
+    assert cost == sorted(cost) and len(sizes) == 8
+
+    def paths(layer, mode, size):
+        return (lambda: time.sleep(0.001)), (lambda: time.sleep(0.002))
+
+    monkeypatch.setenv("BENCH_DEADLINE", str(time.time() + 0.4))
+    grid = _speedup.run("Fake", paths, _speedup.no_sync, lambda n: (lambda: None))
+    out = capsys.readouterr().out
+    total = len(sizes) * len(_speedup.LAYERS) * len(_speedup.MODES)
+    assert 0 < len(grid) < total, len(grid)
+    data = json.loads((tmp_path / "cudnn_speedup.json").read_text())
+    left_out = data["not_timed"]
+    assert len(grid) + len(left_out) == total
+    # Whole sizes in order: what was timed comes before what was not.
+    order = [(s["steps"], s["units"], s["batch"]) for s in sizes]
+    timed_last = max(order.index((c["steps"], c["units"], c["batch"])) for c in grid)
+    cut_first = min(order.index((c["steps"], c["units"], c["batch"])) for c in left_out)
+    assert timed_last <= cut_first
+    assert f"not timed, past the run's deadline: {len(left_out)} of {total} cells" in out

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from pipeline import machine, records
+from pipeline import device, machine, records
+from pipeline import gpu_run as gpu_run_module
 
 FAKE_SMI = """\
 #!/bin/sh
@@ -276,3 +277,136 @@ def test_make_gpu_run_without_a_python_sets_up_the_gpu_environment_first(tmp_pat
     lines = _make_n("gpu-run")
     assert any("pip install" in ln and "tensorflow[and-cuda]" in ln for ln in lines), lines
     assert lines[-1].strip() == ".venv/bin/python -m pipeline.gpu_run"
+
+
+# --- a lent machine's run: the plan, the carried wheels, the budget, the archive ----------------
+
+def _wheel(folder: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> Path:
+    """A pure-Python wheel holding one module that says where it was imported from."""
+    import zipfile
+    module = name.replace("-", "_")
+    info = f"{module}-{version}.dist-info"
+    files = {f"{module}/__init__.py": f"__version__ = {version!r}\n",
+             f"{info}/METADATA": "Metadata-Version: 2.1\n" f"Name: {name}\nVersion: {version}\n"
+                                 + "".join(f"Requires-Dist: {r}\n" for r in requires),
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                              "Tag: py3-none-any\n"}
+    files[f"{info}/RECORD"] = "".join(f"{p},,\n" for p in files) + f"{info}/RECORD,,\n"
+    path = folder / f"{module}-{version}-py3-none-any.whl"
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as z:
+        for p, text in files.items():
+            z.writestr(p, text)
+    return path
+
+
+def _carried_wheels(folder: Path, keras_requires=("namex", "optree", "numpy")) -> Path:
+    from pipeline import gpu_wheels
+    for spec in gpu_wheels.carried():
+        name, version = spec.split("==")
+        _wheel(folder, name, version, keras_requires if name == "keras" else ())
+    return folder
+
+
+def test_the_budget_plan_holds_every_snippet_that_needs_a_gpu():
+    from pipeline.gpu_run import BUDGET_PLAN, BUDGET_WEIGHTS
+    from pipeline.snippets import discover
+    found = {s.rel: s for s in discover(REPO / "snippets")}
+    assert [rel for rel in BUDGET_PLAN if rel not in found] == []
+    assert len(set(BUDGET_PLAN)) == len(BUDGET_PLAN)
+    needs_gpu = {rel for rel, s in found.items() if s.needs_gpu and not s.matrix}
+    assert needs_gpu - set(BUDGET_PLAN) == set(), "a GPU snippet the lent machine's run skips"
+    assert set(BUDGET_WEIGHTS) <= set(BUDGET_PLAN)
+
+
+def test_the_carried_wheels_are_the_pins_and_cover_what_the_pinned_keras_needs():
+    """Fails when Keras gains a requirement that is neither carried nor on the machine."""
+    import importlib.metadata as md
+    from pipeline import gpu_wheels
+    pins = gpu_wheels.pins()
+    assert gpu_wheels.carried() == [f"{n}=={pins[n]}" for n in gpu_wheels.CARRIED]
+    keras = md.distribution("keras")
+    assert keras.version == pins["keras"], "this checkout's Keras is not the pinned one"
+    needs = set(gpu_wheels.requirements_of(keras))
+    assert needs - set(gpu_wheels.CARRIED) - set(gpu_wheels.ON_THE_MACHINE) == set()
+    assert "keras" not in needs and {"namex", "optree"} <= needs
+
+
+def test_installing_the_wheels_checks_them_and_what_keras_needs(tmp_path):
+    from pipeline import gpu_wheels
+    good = _carried_wheels(tmp_path / "good")
+    lines = []
+    gpu_wheels.install(good, tmp_path / "site", log=lines.append)
+    assert (tmp_path / "site" / "keras" / "__init__.py").is_file()
+    assert lines[0].startswith("wheels: Keras ") and "namex" in lines[0] and "numpy" in lines[0]
+    bad = _carried_wheels(tmp_path / "bad", keras_requires=("namex", "not-on-any-machine"))
+    with pytest.raises(gpu_wheels.WheelError, match="needs not-on-any-machine"):
+        gpu_wheels.install(bad, tmp_path / "site2")
+    (good / next(p.name for p in good.iterdir() if p.name.startswith("namex"))).unlink()
+    with pytest.raises(gpu_wheels.WheelError, match="wants one wheel of namex=="):
+        gpu_wheels.install(good, tmp_path / "site3")
+    with pytest.raises(gpu_wheels.WheelError, match="no such folder"):
+        gpu_wheels.install(tmp_path / "none", tmp_path / "site4")
+
+
+def test_a_budgeted_run_keeps_its_budget_and_leaves_an_archive_add_records_takes(
+        gpu_box, tmp_path):
+    """--wheels, --budget and --archive together, on a pretend GPU machine: the shared snippet
+    and the GPU tests first, then the others alone in the order asked; a benchmark is told its
+    deadline; one is stopped at the end of the budget, the next is not started."""
+    root = _project(tmp_path / "project")
+    snippets = root / "snippets" / "t"
+    (snippets / "b1.py").write_text(
+        "# snippet: exclusive\nimport os, time, keras\n"
+        "print('keras from', 'wheels' if 'gpu-wheels-' in keras.__file__ else keras.__file__)\n"
+        "print('deadline in', round(float(os.environ['BENCH_DEADLINE']) - time.time()))\n")
+    (snippets / "b2.py").write_text("# snippet: exclusive timeout=300\nimport time\n"
+                                    "time.sleep(200)\n")
+    (snippets / "b3.py").write_text("# snippet: exclusive\nprint('never')\n")
+    wheels = _carried_wheels(tmp_path / "wheels")
+    archive = tmp_path / "out" / "records.tar.gz"
+    started = time.monotonic()
+    proc = gpu_run(root, gpu_box, "--budget", "22", "--wheels", str(wheels), "--archive",
+                   str(archive), "--only", "t/ok.py", "t/b1.py", "t/b2.py", "t/b3.py",
+                   timeout=120)
+    took = time.monotonic() - started
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # b2 stopped, a GPU test failed
+    assert took < 22 + 20, took  # the budget, and the archive's check after it
+    out = proc.stdout
+    assert out.index("t/ok.py") < out.index("alone from now on") < out.index("t/b1.py") \
+        < out.index("t/b2.py")  # alone: in the order of --only, benchmarks after the shared
+    (m,) = records.load_all(root / "results", root / "snippets")
+    b1 = next(r for r in m.records if r.snippet == "t/b1.py")
+    assert b1.data["stdout"].startswith("keras from wheels\ndeadline in ")
+    assert 0 < int(b1.data["stdout"].split()[-1]) <= 22
+    run = m.data["run"]
+    assert run["budget_seconds"] == 22 and run["not_run"] == {
+        "t/b3.py": "not run: the run's time budget was spent"}
+    assert "at the end of the run's time budget" in run["failed"]["t/b2.py"]
+    assert run["gpu_tests"]["passed"] == 1
+    assert "not run, the time budget was spent (1): t/b3.py" in out
+    assert f"archive: {archive}" in out and archive.is_file()
+    from pipeline import add_records
+    lines = add_records.add(archive, root, results=tmp_path / "check")
+    assert lines[0].startswith("added to ") and "t/b1.py" in "\n".join(lines)
+
+
+def test_the_lent_machines_command_as_a_dry_run_on_this_cpu(tmp_path):
+    """The command CONTRIBUTING gives for a lent GPU machine, with --dry-run: the wheels are
+    installed and checked, the budgeted run records the dry-run snippets, and the archive
+    passes add_records' checks (as a dry run's)."""
+    if device.has_gpu():
+        pytest.skip("a dry run is for a machine without a GPU")
+    wheels = _carried_wheels(tmp_path / "wheels")
+    archive = tmp_path / "out" / "records.tar.gz"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
+    proc = subprocess.run([sys.executable, "-m", "pipeline.gpu_run", "--dry-run", "--budget",
+                           "240", "--wheels", str(wheels), "--archive", str(archive),
+                           "--results", str(tmp_path / "results")], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("wheels: Keras ")
+    assert "DRY RUN (--dry-run)" in proc.stdout and archive.is_file()
+    (m,) = records.load_all(tmp_path / "results", REPO / "snippets")
+    assert m.data["run"]["dry_run"] is True and m.data["run"]["budget_seconds"] == 240
+    assert sorted(r.snippet for r in m.records) == sorted(gpu_run_module.DRY_RUN_SNIPPETS)

@@ -23,6 +23,8 @@ DOCS = REPO / "docs"
 GPU_TESTS = REPO / "tests" / "test_troubleshooting_gpu.py"
 FIELDS = {"url", "title", "date", "post", "releases", "message", "search"}
 NOT_REPRODUCED = {"en": "not reproduced here", "es": "no se reproduce aquí"}
+# The label of a GPU record's output (pipeline/mkdocs_hook.py, mkdocs.yml: recorded_output).
+RECORDED = {"en": "Output · recorded on GPU: ", "es": "Salida · registrada en GPU: "}
 MIN_THREADS = 40
 
 
@@ -61,7 +63,7 @@ def test_the_file_lists_enough_real_threads_of_2024_to_2026():
         if "out_of_scope" in t:
             assert len(t["out_of_scope"].split()) >= 8, (ids(t), "say why it is out of scope")
         else:
-            assert t["shown"] in {"here", "gpu", "source"}, ids(t)
+            assert t["shown"] in {"here", "gpu", "gpu-record", "source"}, ids(t)
             assert re.fullmatch(r"[\w-]+(#[\w-]+)?", t["answer"]), ids(t)
 
 
@@ -128,3 +130,5 @@ def test_each_answer_is_on_the_built_page_and_carries_the_message(built, thread)
             assert normalize(thread["search"]) in text, (lang, ids(thread), thread["search"])
         if thread["shown"] == "gpu":
             assert NOT_REPRODUCED[lang] in text, (lang, ids(thread), "say it is not reproduced here")
+        if thread["shown"] == "gpu-record":  # a GPU's output of the answer's program is shown
+            assert RECORDED[lang] in text, (lang, ids(thread), "show the GPU's recorded output")

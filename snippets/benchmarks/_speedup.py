@@ -56,8 +56,16 @@ def use_gpu(on_gpu: bool, why: str,
     return True
 
 
+def deadline() -> float | None:
+    """BENCH_DEADLINE (Unix time), set by a GPU run with a time budget: the sweep starts no
+    size after it and times fewer repetitions (at least 3) to end by then. None otherwise."""
+    value = os.environ.get("BENCH_DEADLINE")
+    return float(value) if value else None
+
+
 def sizes() -> list[dict]:
-    """BASE, then one axis at a time: every size once."""
+    """BASE, then one axis at a time, every size once, the cheapest first: a sweep cut short
+    by its deadline loses the largest sizes."""
     base, sweep = (DRY_BASE, DRY_SWEEP) if dry_run() else (BASE, SWEEP)
     found = [dict(base)]
     for axis, values in sweep.items():
@@ -65,7 +73,7 @@ def sizes() -> list[dict]:
             size = dict(base, **{axis: v})
             if size not in found:
                 found.append(size)
-    return found
+    return found[:1] + sorted(found[1:], key=lambda s: s["steps"] * s["units"] ** 2 * s["batch"])
 
 
 def flops(layer: str, mode: str, steps: int, units: int, batch: int, features: int) -> float:
@@ -79,8 +87,13 @@ def paired(cudnn_step, generic_step, sync, warmup: int = 2, repeats: int = 9) ->
     if _bench.quick() or dry_run():
         warmup, repeats = 1, 2
     for _ in range(warmup):
+        start = time.perf_counter()
         cudnn_step(), generic_step()
-    sync()
+        sync()
+        pair = time.perf_counter() - start
+    end = deadline()
+    if end is not None:  # as many repetitions as fit before the deadline, at least 3
+        repeats = max(3, min(repeats, int((end - time.time()) / pair)))
     fast, slow = [], []
     for _ in range(repeats):
         for step, out in ((cudnn_step, fast), (generic_step, slow)):
@@ -163,10 +176,13 @@ def run(framework: str, paths, sync, matmul, layers=LAYERS, notes: dict | None =
           f"{rate['median']:.1f} TFLOP/s (median of {len(rate['samples'])})")
     print(f"{'layer':5} {'mode':9} {'steps':>5} {'units':>5} {'batch':>5} {'cuDNN ms':>9} "
           f"{'generic ms':>10} {'speed-up (IQR)':>17} {'TFLOP/s':>8} {'of matmul':>9}")
-    grid = []
-    for layer in layers:
-        for mode in MODES:
-            for size in sizes():
+    grid, not_timed, end = [], [], deadline()
+    for size in sizes():
+        for layer in layers:
+            for mode in MODES:
+                if end is not None and time.time() >= end:
+                    not_timed.append({"layer": layer, "mode": mode, **size})
+                    continue
                 cudnn_step, generic_step = paths(layer, mode, size)
                 if check is not None:  # on the very calls that are timed next
                     check(layer, mode, size, cudnn_step, generic_step)
@@ -182,6 +198,12 @@ def run(framework: str, paths, sync, matmul, layers=LAYERS, notes: dict | None =
                       f"{fast['median']:9.3f} {slow['median']:10.3f} "
                       f"{ratio['median']:6.2f}x ({ratio['q1']:.2f}-{ratio['q3']:.2f}) "
                       f"{tflops:8.3f} {100 * cell['of_matmul']:8.1f}%")
+    if not_timed:
+        print(f"not timed, past the run's deadline: {len(not_timed)} of "
+              f"{len(not_timed) + len(grid)} cells (" + "; ".join(
+                  f"{c['layer']} {c['mode']} {c['steps']}/{c['units']}/{c['batch']}"
+                  for c in not_timed) + ")")
+        notes = {**(notes or {}), "not_timed": not_timed}
     summary = summarize(framework, grid)
     for row in summary:
         print(f"summary: {row['variant']}: median speed-up {row['median']:.2f}x over "

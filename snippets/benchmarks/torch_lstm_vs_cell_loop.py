@@ -13,6 +13,7 @@ import _bench  # timing and provenance helpers, next to this file
 n = _bench.scale()
 batch, steps, features, units = 64 * n, 30, 8, 64 * n
 device = "cuda" if torch.cuda.is_available() else "cpu"
+torch.backends.cudnn.allow_tf32 = False  # FP32 in both variants (cuDNN's default is TF32)
 sync = torch.cuda.synchronize if device == "cuda" else None  # wait for the GPU before timing
 torch.manual_seed(0)
 x = torch.randn(steps, batch, features, device=device)  # same data for both variants
