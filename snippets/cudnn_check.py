@@ -1251,7 +1251,8 @@ class _Probe:
                    else functools.wraps(read)(counted))
 
     def watch_generic(self, module):
-        """Keras's generic RNN loop (backend.rnn), when a layer of yours runs it itself."""
+        """Keras's generic RNN loop (backend.rnn), when a layer of yours runs it itself: under
+        every name it goes by (keras.backend.rnn is the same function)."""
         original, probe = module.rnn, self
 
         @functools.wraps(original)
@@ -1259,7 +1260,10 @@ class _Probe:
             if probe.frames and not probe.mute:
                 probe.frames[-1].generic += 1
             return original(*args, **kwargs)
-        self.patch(module, "rnn", rnn)
+        for name, other in list(sys.modules.items()):
+            if name.split(".")[0] in ("keras", "tf_keras") and \
+                    getattr(other, "rnn", None) is original:
+                self.patch(other, "rnn", rnn)
 
     def reached(self, mask=None, mask_ok=True, dtype=None):
         """The cuDNN function was called, by the layer on top of the stack; with a mask, which
@@ -1653,7 +1657,7 @@ def _loop_finding(owner, what, times: int, static: dict, paths: dict) -> Finding
         found = _cell_finding(what, path, f"called {times} times in one call of "
                               f"{type(owner).__name__} ({owner.name})")
     else:
-        if what == "backend.rnn":
+        if isinstance(what, str):  # "backend.rnn"
             how = "runs Keras's generic RNN loop (backend.rnn) itself"
         elif "Layer" in _class_names(what):
             how = (f"calls {what.name} ({type(what).__name__}) {times} times in one call, once "
