@@ -1068,6 +1068,12 @@ def check_module(module, sample=None) -> list[Finding]:
                                 "over gates would not show.", "Pass sample= (one batch of your "
                                 "inputs): check_module then runs forward once and records the "
                                 "ops it calls.", top))
+    elif cannot and type(module).forward is not nn.Module.forward:  # a forward of yours runs
+        findings.append(Finding("cannot_inspect", f"{cannot}: beside the RNN modules found, an "
+                                "RNN op its forward calls itself or a loop over a cell or gates "
+                                "(a hand-written RNN) would not show.", "Pass sample= (one batch "
+                                "of your inputs): check_module then runs forward once and "
+                                "records the ops it calls.", top))
     if not found_rnn and isinstance(module, torch.jit.ScriptModule):
         try:
             graph = str(module.inlined_graph)
