@@ -915,7 +915,8 @@ def check_module(module, sample=None) -> list[Finding]:
     """Findings for every RNN a PyTorch module runs: every nn.LSTM, nn.GRU and nn.RNN; every
     cell (nn.LSTMCell, nn.GRUCell, nn.RNNCell, torch.lstm_cell), which some Python loop calls
     step by step; every RNN op a forward calls itself (torch.lstm, torch._VF.lstm); and loops
-    over hand-written gates (torch.ao.nn.quantizable.LSTM is one). It sees through
+    over hand-written gates (torch.ao.nn.quantizable.LSTM is one) or over a hand-written RNN
+    step (tanh or relu, each step feeding the next). It sees through
     torch.jit.script and torch.jit.trace (their submodules keep the original class), reads
     the graph of a torch.export ExportedProgram (or its .module()) and of torch.fx, flags
     quantized RNNs (never cuDNN) and RNNs kept in a plain list, dict or tuple outside the
@@ -1119,6 +1120,8 @@ class _Probe:
         self.frames: list[_CallFrame] = []  # every Keras layer being called, outermost first
         self.called: dict[int, int] = {}  # calls of each layer (the reader's calls only)
         self.loops: list = []  # (layer of yours, what it repeats, times) per loop over time
+        self.shadow = 0  # > 0 while the probe calls a layer again, one time step longer
+        self.concat = None  # the framework's concatenate(tensors, axis=...)
 
     def record(self, layer) -> _Record:
         return self.records.setdefault(id(layer), _Record(layer))
@@ -1145,7 +1148,8 @@ class _Probe:
         def wrapper(layer, *args, **kwargs):
             rec = probe.record(layer)
             # RNN.inner_loop inside LSTM's is the same call; a muted call is not the reader's.
-            if not probe.mute and (not probe.stack or probe.stack[-1] is not layer):
+            if not probe.mute and not probe.shadow and (
+                    not probe.stack or probe.stack[-1] is not layer):
                 rec.calls += 1
                 mask = args[masked_arg] if masked_arg is not None and len(args) > masked_arg \
                     else kwargs.get("mask")
@@ -1231,17 +1235,46 @@ class _Probe:
                 return original(layer, *args, **kwargs)
             if probe.frames:
                 probe.frames[-1].calls.setdefault(id(layer), [layer, 0])[1] += 1
-            probe.called[id(layer)] = probe.called.get(id(layer), 0) + 1
+            if not probe.shadow:
+                probe.called[id(layer)] = probe.called.get(id(layer), 0) + 1
             frame = _CallFrame(layer, _time_steps(args, kwargs))
             probe.frames.append(frame)
             try:
-                return original(layer, *args, **kwargs)
+                out = original(layer, *args, **kwargs)
             finally:
                 probe.frames.pop()
-                loop = frame.loop()
-                if loop and id(layer) not in {id(l) for l, *_ in probe.loops}:
-                    probe.loops.append((layer, *loop))
+            loop = None if probe.shadow else frame.loop()
+            if loop and id(layer) not in {id(l) for l, *_ in probe.loops} and \
+                    probe.follows_length(original, frame, loop, args, kwargs):
+                probe.loops.append((layer, *loop))
+            return out
         self.patch(layer_cls, "__call__", call)
+
+    def follows_length(self, original, frame, loop, args, kwargs) -> bool:
+        """A sub-layer called, or a weight read, once per time step: call the layer again on
+        its input one step longer (its last step repeated), uncounted, and see whether the
+        number of calls or reads grows with it. A sub-layer called twice for another reason
+        (on two inputs) does not. A cell stepped twice or Keras's generic loop needs no
+        check; where the input cannot be made longer, what was seen stands."""
+        what, times = loop
+        if isinstance(what, str) or _kind(what) == "cell":
+            return True
+        longer = _one_step_more(args, kwargs, frame.steps, self.concat)
+        if longer is None:
+            return True
+        again = _CallFrame(frame.layer, frame.steps + 1)
+        self.shadow += 1
+        self.frames.append(again)
+        try:
+            original(frame.layer, *longer[0], **longer[1])
+        except Exception:  # a layer that takes this length only: not a loop over time steps
+            return False
+        finally:
+            self.frames.pop()
+            self.shadow -= 1
+        seen = again.calls.get(id(what), [None, 0])[1] if "Layer" in _class_names(what) \
+            else again.reads.get(id(what), 0)
+        return seen * frame.steps == times * (frame.steps + 1)
 
     def watch_reads(self, owner, name):
         """Count the reads of each variable by the layer whose own call reads it."""
@@ -1275,7 +1308,7 @@ class _Probe:
         """The cuDNN function was called, by the layer on top of the stack; with a mask, which
         the library accepted (mask_ok) or refused."""
         self.hits += 1
-        if self.mute or not self.stack:
+        if self.mute or self.shadow or not self.stack:
             return
         top = self.stack[-1]
         layers = ([top.forward_layer, top.backward_layer] if hasattr(top, "forward_layer")
@@ -1329,6 +1362,29 @@ class _CallFrame:
         return None
 
 
+def _one_step_more(args, kwargs, steps: int, concat):
+    """(args, kwargs) of a layer call with its inputs (and mask) one time step longer: the last
+    step repeated along axis 1. None where there is nothing to lengthen."""
+    if not args or concat is None or steps < 1:
+        return None
+
+    def longer(x):
+        shape = getattr(x, "shape", None)
+        try:
+            if shape is not None and len(shape) >= 2 and int(shape[1]) == steps:
+                return concat([x, x[:, -1:]], axis=1)
+        except (TypeError, ValueError):
+            pass
+        return x
+    first = args[0]
+    first = type(first)(longer(x) for x in first) if isinstance(first, (list, tuple)) \
+        else longer(first)
+    kwargs = dict(kwargs)
+    if kwargs.get("mask") is not None:
+        kwargs["mask"] = longer(kwargs["mask"])
+    return (first,) + tuple(args[1:]), kwargs
+
+
 def _own_variables(layer) -> list:
     """The weights a layer created itself, not those of its sub-layers."""
     return [v for name in ("_trainable_variables", "_non_trainable_variables",
@@ -1372,7 +1428,11 @@ def _probe_keras3(probe: _Probe, backend: str):
     probe.wrap_fused(bidirectional.Bidirectional)  # Keras >= 3.15
     probe.mute_while(kb, "compute_output_spec")
     probe.watch_calls(importlib.import_module("keras.src.layers.layer").Layer)
-    probe.watch_reads(next(c for c in kb.Variable.__mro__ if "value" in c.__dict__), "value")
+    probe.concat = importlib.import_module("keras.src.ops").concatenate
+    variable = next((c for c in kb.Variable.__mro__ if "value" in c.__dict__), None)
+    if variable is None:
+        raise AttributeError("no Variable class defines value")
+    probe.watch_reads(variable, "value")
     probe.watch_generic(kb)
     if backend == "tensorflow":
         import tensorflow as tf
@@ -1453,6 +1513,7 @@ def _probe_keras2(probe: _Probe):
     probe.wrap_method(conv.ConvRNN, "call", masked_arg=1)  # its own loop, not RNN.call's
     probe.wrap_method(cudnn._CuDNNRNN, "call", masked_arg=1)
     probe.watch_calls(importlib.import_module("tf_keras.src.engine.base_layer").Layer)
+    probe.concat = importlib.import_module("tensorflow").concat
     probe.watch_reads(importlib.import_module(
         "tensorflow.python.ops.resource_variable_ops").BaseResourceVariable, "_read_variable_op")
     probe.watch_generic(importlib.import_module("tf_keras.src.backend"))
