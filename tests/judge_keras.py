@@ -350,6 +350,23 @@ class WeightLoop(L.Layer):
         return h
 
 
+class TwoViews(L.Layer):
+    """Not a loop over time: one Dense layer on the sequence and on the sequence doubled, and a
+    weight of its own read twice, on sequences of two steps (as many calls and reads as
+    steps)."""
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense = L.Dense(3)
+
+    def build(self, shape):
+        self.scale = self.add_weight(shape=(3,), name="scale")
+        self.built = True
+
+    def call(self, x):
+        both = self.dense(x) * self.scale + self.dense(2.0 * x) * self.scale
+        return both[:, -1]
+
+
 class BackendLoop(L.Layer):
     """A layer of yours that runs Keras 2's generic loop itself (tf_keras.backend.rnn)."""
     def __init__(self, **kwargs):
@@ -381,7 +398,8 @@ def _other_cell(index: int, name="cell"):
 
 
 OTHER_KINDS = ["simple_rnn", "conv_lstm", "rnn_cell", "rnn_cell_list", "cell_loop", "dense_loop",
-               "weight_loop", "bidirectional", "time_distributed", "nested", "control"]
+               "weight_loop", "bidirectional", "time_distributed", "nested", "control",
+               "not_a_loop"]
 OTHER_KINDS += ["backend_loop", "v1", "cudnn"] if KERAS2 else []
 
 
@@ -438,6 +456,8 @@ def build_other(rng: random.Random, i: int, offset: int = 0):
         layer = getattr(importlib.import_module(f"tf_keras.src.layers.rnn.{module}"), name)(
             3, name="other")
         described["layer"] = name
+    elif kind == "not_a_loop":  # no recurrent layer: nothing to name, nothing to find
+        shape, layer, names, directions = (2, 3), TwoViews(name="views"), [], 0
     else:  # the control: a layer with a cuDNN path (a GRU never takes it on JAX)
         cls = ["LSTM", "GRU"][i // len(OTHER_KINDS) % 2]
         layer, described["layer"] = getattr(L, cls)(3, name="other"), cls
@@ -448,7 +468,7 @@ def build_other(rng: random.Random, i: int, offset: int = 0):
         outputs.append(L.LSTM(3, name="companion")(inp))
     model = keras.Model(inp, outputs, name="m")
     described["companion"] = companion
-    ours = kind.endswith("loop") or kind in ("v1", "cudnn") or described.get("cell") in (
+    ours = kind.endswith("loop") or kind in ("v1", "cudnn", "not_a_loop") or described.get("cell") in (
         "StepCell", "WrapCell", "ResidualWrapper", "DropoutWrapper")  # load with custom objects
     if not ours and (i + i // len(OTHER_KINDS)) % 3 == 0:  # saved and loaded, as the
         # command line reads it (every third model where no class of yours is needed)
