@@ -1,4 +1,4 @@
-"""cudnn_check.py: will this LSTM/GRU take the cuDNN kernel on a GPU?
+"""cudnn_check.py: will this LSTM/GRU (and every other RNN layer) take cuDNN on a GPU?
 
 Copy this one file into your project. It needs only the standard library and the framework you
 use, and it follows the rules of the framework and version you have installed:
@@ -9,19 +9,21 @@ use, and it follows the rules of the framework and version you have installed:
 TensorFlow is imported only for a TensorFlow-backend or Keras 2 layer.
 
     from cudnn_check import check_model, check_layer, check_mask, check_module
-    findings = check_model(model)      # Keras: [] means every LSTM/GRU is cuDNN-eligible
+    findings = check_model(model)      # Keras: [] means every RNN layer is cuDNN-eligible
     findings = check_model(model, sample=x)   # ... decided on a batch of yours
     findings = check_module(module)    # PyTorch: the same for every RNN module it finds
     findings = check_module(module, sample=x)  # ... and every RNN op its forward runs
 
     python cudnn_check.py MODEL.keras [--sample batch.npz] [--json]
     TF_USE_LEGACY_KERAS=1 python cudnn_check.py MODEL.keras|MODEL.h5   # tf-keras (Keras 2)
-    exit 0: every RNN layer is eligible (or there is none), 1: some layer falls back or depends
-    on the padding, 2: error
+    exit 0: every RNN layer is eligible (or there is none), 1: some layer falls back, never
+    uses cuDNN (SimpleRNN, ConvLSTM, RNN over a cell, a loop of yours) or depends on the
+    padding, 2: error
 
 check_model() asks the library: it calls the model once (on your sample=, else on zeros shaped
 from its inputs) with the backend's own decision code believing a GPU is present, and records
-which LSTM/GRU calls reach cuDNN. Where it cannot, it says so and reads the layers' arguments.
+which RNN layer calls reach cuDNN, and which layers of yours loop over time steps in Python.
+Where it cannot, it says so and reads the layers' arguments.
 """
 # snippet: timeout=120
 from __future__ import annotations
@@ -94,26 +96,79 @@ def _class_names(obj) -> list[str]:
 
 def _rnn_cells(cell) -> list:
     """The LSTM/GRU cells inside a cell, a StackedRNNCells or a list of cells."""
-    cells = getattr(cell, "cells", None)
+    return [c for c in _leaf_cells(cell)
+            if "LSTMCell" in _class_names(c) or "GRUCell" in _class_names(c)]
+
+
+def _leaf_cells(cell) -> list:
+    """Every cell inside a cell: the cells of a StackedRNNCells or a list, the cell a wrapper
+    (tf-keras's DropoutWrapper, ResidualWrapper, ...) holds, else the cell itself."""
     if isinstance(cell, (list, tuple)):
-        cells = cell
-    if cells is not None:
-        return [c for sub in cells for c in _rnn_cells(sub)]
-    names = _class_names(cell)
-    return [cell] if ("LSTMCell" in names or "GRUCell" in names) else []
+        return [c for sub in cell for c in _leaf_cells(sub)]
+    cells = getattr(cell, "cells", None)
+    if isinstance(cells, (list, tuple)):
+        return _leaf_cells(cells)
+    inner = getattr(cell, "cell", None)
+    if inner is not None and inner is not cell and _is_cell(inner):
+        return _leaf_cells(inner)
+    return [cell]
+
+
+def _cell_text(cell) -> str:
+    """LSTMCell, StackedRNNCells(LSTMCell, GRUCell), ResidualWrapper(GRUCell), ..."""
+    if isinstance(cell, (list, tuple)):
+        return ", ".join(_cell_text(c) for c in cell)
+    cells = getattr(cell, "cells", None)
+    if isinstance(cells, (list, tuple)):
+        return f"{type(cell).__name__}({_cell_text(cells)})"
+    inner = getattr(cell, "cell", None)
+    if inner is not None and inner is not cell and _is_cell(inner):
+        return f"{type(cell).__name__}({_cell_text(inner)})"
+    return type(cell).__name__
+
+
+def _is_cell(obj) -> bool:
+    """An RNN cell: a Keras layer that runs one time step and says the size of its state
+    (LSTMCell, GRUCell, SimpleRNNCell, ConvLSTMCell, StackedRNNCells, a cell of yours, a cell
+    wrapper). An RNN layer is not a cell."""
+    if not _class_names(obj) or "RNN" in _class_names(obj):
+        return False
+    try:
+        return getattr(obj, "state_size", None) is not None
+    except Exception:  # a cell class that leaves state_size to its subclasses
+        return True
+
+
+def _v1_layer(layer) -> bool:
+    """Keras 2's TF 1 LSTM or GRU (tf.compat.v1.keras.layers.LSTM/GRU): Keras's generic loop,
+    whatever its arguments. Its module is lstm_v1/gru_v1 (tf-keras, Keras 2.9 to 2.15) or
+    recurrent (Keras 2.6 to 2.8, tf.keras in TF <= 2.5); the TF 2 layers live in
+    lstm/gru and recurrent_v2."""
+    for c in type(layer).__mro__:
+        if c.__name__ in ("LSTM", "GRU") and c.__module__.split(".")[0] in (
+                "keras", "tf_keras", "tensorflow"):
+            return c.__module__.endswith(("_v1", ".recurrent"))
+    return False
 
 
 def _kind(layer) -> str | None:
-    """"lstm", "gru", "rnn" (the generic RNN layer around LSTM/GRU cells), "cell" (an LSTM/GRU
-    cell that some code of yours loops over) or None."""
+    """What kind of recurrent layer this is:
+    "lstm", "gru": Keras's LSTM and GRU layers, which can take cuDNN;
+    "cudnn": Keras 2's CuDNNLSTM and CuDNNGRU, which run only on cuDNN;
+    "rnn": any other layer built on Keras's RNN (SimpleRNN, ConvLSTM1D/2D/3D, RNN over any
+    cell, Keras 2's TF 1 LSTM and GRU, an RNN class of yours), which never takes cuDNN;
+    "cell": a cell (one time step per call) that some code of yours calls;
+    None: not a recurrent layer (a wrapper, a model, any other layer)."""
     names = _class_names(layer)
-    if "RNN" in names and "LSTM" in names:
+    if "_CuDNNRNN" in names:
+        return "cudnn"
+    if "RNN" in names and "LSTM" in names and not _v1_layer(layer):
         return "lstm"
-    if "RNN" in names and "GRU" in names:
+    if "RNN" in names and "GRU" in names and not _v1_layer(layer):
         return "gru"
-    if "RNN" in names and hasattr(layer, "cell"):
-        return "rnn" if _rnn_cells(layer.cell) else None
-    if "LSTMCell" in names or "GRUCell" in names:
+    if "RNN" in names or "ConvRNN" in names:
+        return "rnn"
+    if _is_cell(layer):
         return "cell"
     return None
 
@@ -305,14 +360,11 @@ def check_layer(layer, path: str = "") -> list[Finding]:
             return []  # one fused cuDNN call runs both directions, whatever the backward's unroll
         return [f for *_, fs in found for f in fs]
     if kind == "rnn":
-        cells = ", ".join(type(c).__name__ for c in _rnn_cells(layer.cell))
-        return [Finding("generic_rnn", f"{type(layer).__name__}({cells}) never uses cuDNN: only "
-                        "the LSTM and GRU layers have a cuDNN path.", "Use keras.layers.LSTM(...) "
-                        "or GRU(...) instead of RNN(...Cell(...)); stack layers, not cells.", path)]
+        return [_never_finding(layer, path)]
     if kind == "cell":
-        return [Finding("cell_loop", f"{type(layer).__name__} used on its own: a cell runs one "
-                        "time step per call, never through cuDNN.", "Use the LSTM or GRU layer "
-                        "over the whole sequence.", path)]
+        return [_cell_finding(layer, path)]
+    if kind == "cudnn":
+        return []  # CuDNNLSTM and CuDNNGRU have no other kernel: on a GPU they run cuDNN
     flavour, version, backend = _flavour(layer)
     if flavour == "keras2":
         found = _keras2_findings(layer, kind)
@@ -321,6 +373,57 @@ def check_layer(layer, path: str = "") -> list[Finding]:
     for f in found:
         f.layer = path
     return list(found)
+
+
+def _cudnn_layers(layer) -> str:
+    """The layers with a cuDNN path in the Keras the layer belongs to."""
+    flavour, version, backend = _flavour(layer)
+    if flavour == "keras2":
+        return "tf.keras.layers.LSTM or GRU"
+    if backend == "jax":
+        return "keras.layers.LSTM (the JAX backend has no cuDNN GRU)"
+    return "keras.layers.LSTM or GRU"
+
+
+def _never_finding(layer, path: str) -> Finding:
+    """Why a layer built on Keras's RNN, other than its LSTM and GRU, never takes cuDNN."""
+    names, cls, layers = _class_names(layer), type(layer).__name__, _cudnn_layers(layer)
+    if "SimpleRNN" in names:
+        return Finding("simple_rnn", f"{cls} never uses cuDNN: Keras has no cuDNN path for "
+                       "SimpleRNN (only its LSTM and GRU layers have one), so it runs the generic "
+                       "loop, one time step at a time.", f"Where GPU speed matters, use {layers} "
+                       "(a different layer: train it again).", path)
+    if "ConvRNN" in names or any(n.startswith("ConvLSTM") for n in names):
+        return Finding("conv_rnn", f"{cls} never uses cuDNN's RNN kernel: Keras runs the generic "
+                       "loop over time steps, with convolutions inside each step.", "No Keras "
+                       "layer runs a convolutional LSTM on cuDNN's RNN kernel; to use it, convolve "
+                       "each frame (TimeDistributed), flatten, and run " + layers + " over the "
+                       "features (a different model: train it again).", path)
+    if _v1_layer(layer):
+        base = "LSTM" if "LSTM" in names else "GRU"
+        return Finding("v1_layer", f"{cls} is TensorFlow 1's layer (tf.compat.v1.keras.layers."
+                       f"{base}): it never uses cuDNN, whatever its arguments.", f"Use "
+                       f"tf.keras.layers.{base}, the TensorFlow 2 layer, with its default "
+                       "arguments.", path)
+    cell = getattr(layer, "cell", None)
+    leaves = _leaf_cells(cell) if cell is not None else []
+    standard = bool(leaves) and len(_rnn_cells(cell)) == len(leaves)
+    return Finding("generic_rnn", f"{cls}({_cell_text(cell) if cell is not None else ''}) never "
+                   "uses cuDNN: Keras runs a cell in its generic loop, one time step at a time; "
+                   "only the LSTM and GRU layers have a cuDNN path.",
+                   "Use keras.layers.LSTM(...) or GRU(...) instead of RNN(...Cell(...)); stack "
+                   "layers, not cells." if standard else "If the cell computes an LSTM or GRU "
+                   f"step, use {layers} instead; no other cell has a cuDNN kernel in Keras.", path)
+
+
+def _cell_finding(cell, path: str, how: str = "used on its own") -> Finding:
+    """A cell that some code of yours calls: one time step per call."""
+    standard = len(_rnn_cells(cell)) == len(_leaf_cells(cell))
+    return Finding("cell_loop", f"{type(cell).__name__} {how}: a cell runs one time step per "
+                   "call, never through cuDNN.", "Use the LSTM or GRU layer over the whole "
+                   "sequence." if standard else "Only the LSTM and GRU layers have a cuDNN path: "
+                   f"if the cell computes an LSTM or GRU step, use {_cudnn_layers(cell)} over "
+                   "the whole sequence.", path)
 
 
 def _fused_bidirectional(layer) -> bool:
@@ -358,8 +461,11 @@ def _children(layer):
 
 
 def rnn_layers(model, path: str | None = None, _seen: set | None = None):
-    """Every (path, layer) that is an LSTM, GRU, RNN around their cells, or a loose LSTM/GRU
-    cell, wherever Keras's layer tracking finds it (wrappers, nested models, custom layers)."""
+    """Every (path, layer) that is a recurrent layer (an LSTM, a GRU, any other layer built on
+    Keras's RNN, Keras 2's CuDNNLSTM/CuDNNGRU) or a loose cell, wherever Keras's layer tracking
+    finds it (wrappers, nested models, custom layers). A cell that an RNN layer runs belongs to
+    that layer, even where a layer of yours tracks it too."""
+    top = _seen is None
     path = model.name if path is None else path
     seen = set() if _seen is None else _seen
     found = []
@@ -372,7 +478,23 @@ def rnn_layers(model, path: str | None = None, _seen: set | None = None):
             found.append((child_path, child))  # its cell belongs to it: do not look inside
         else:
             found.extend(rnn_layers(child, child_path, seen))
+    if top:
+        owned = {id(c) for _, layer in found if _kind(layer) != "cell"
+                 for c in _cells_of(getattr(layer, "cell", None))}
+        found = [(p, layer) for p, layer in found if id(layer) not in owned]
     return found
+
+
+def _cells_of(cell) -> list:
+    """The cell and every cell inside it (stacked, wrapped)."""
+    if cell is None:
+        return []
+    if isinstance(cell, (list, tuple)):
+        return [c for sub in cell for c in _cells_of(sub)]
+    inner = getattr(cell, "cells", None)
+    inner = inner if isinstance(inner, (list, tuple)) else [getattr(cell, "cell", None)]
+    return [cell] + [c for sub in inner if sub is not None and sub is not cell
+                     for c in _cells_of(sub)]
 
 
 def _bidirectionals(model, _seen: set | None = None) -> list:
@@ -462,11 +584,11 @@ def _aten_name(fn) -> str:
 
 
 def _gate_name(fn) -> str:
-    """"sigmoid" or "tanh" for those functions, methods and aten ops (the gates of a
-    hand-written LSTM or GRU); "" otherwise."""
+    """"sigmoid", "tanh" or "relu" for those functions, methods and aten ops (the gates of a
+    hand-written LSTM or GRU, the step of a hand-written RNN); "" otherwise."""
     name = (_aten_name(fn) or (fn if isinstance(fn, str) else getattr(fn, "__name__", "")))
     name = name.rstrip("_")
-    return name if name in ("sigmoid", "tanh") else ""
+    return name if name in ("sigmoid", "tanh", "relu") else ""
 
 
 class _TensorInfo:
@@ -490,8 +612,15 @@ class _RNNCall:
     tensor: object = None
     acceptable: bool | None = None
     what: str = ""  # for a loop: what was called again and again
+    step: str = ""  # for a loop of a plain RNN step: "tanh" or "relu" ("" for gates)
 
     def finding(self, path: str) -> Finding:
+        if self.op == "loop" and self.step:
+            return Finding("gate_loop", f"{self.what}, feeding each step's result to the next, "
+                           f"with a {self.step} step and no fused RNN op: a Python loop over time "
+                           "steps, which never uses cuDNN.", "Run the whole sequence through "
+                           f"nn.RNN(..., nonlinearity='{self.step}') (one call; PyTorch runs it "
+                           "on cuDNN).", path)
         if self.op == "loop":
             return Finding("gate_loop", f"{self.what}, with sigmoid and tanh gates and no fused "
                            "RNN op: a Python loop over time steps, which never uses cuDNN.",
@@ -535,18 +664,64 @@ class _Events(list):
         if self:
             self[-1][1].add(name)
 
-    def loop(self):
-        """(key, count) where the same submodule or parameter starts two or more stretches
-        that each run sigmoid and tanh gates: one time step each. None otherwise."""
+    def loop(self, recurrent=frozenset()):
+        """(key, count, step) where the same submodule or parameter starts two or more
+        stretches that each run sigmoid and tanh gates (step ""), or, for a key in `recurrent`
+        (what it computes feeds its next use), a tanh or relu step (step "tanh" or "relu"):
+        one time step each. None otherwise."""
         starts: dict = {}
         for i, (key, _) in enumerate(self):
             starts.setdefault(key, []).append(i)
         for key, at in starts.items():
             bounds = at + [len(self)]
-            if len(at) > 1 and all({"sigmoid", "tanh"} <= set().union(
-                    *(g for _, g in self[a:b])) for a, b in zip(bounds, bounds[1:])):
-                return key, len(at)
+            gates = [set().union(*(g for _, g in self[a:b])) for a, b in zip(bounds, bounds[1:])]
+            if len(at) > 1 and all({"sigmoid", "tanh"} <= g for g in gates):
+                return key, len(at), ""
+        for key, at in starts.items():
+            bounds = at + [len(self)]
+            gates = [set().union(*(g for _, g in self[a:b])) for a, b in zip(bounds, bounds[1:])]
+            for step in ("tanh", "relu"):
+                if len(at) > 1 and key in recurrent and all(step in g for g in gates):
+                    return key, len(at), step
         return None
+
+
+class _Lineage:
+    """Which submodules and parameters each tensor of a forward was computed from, so that a
+    loop whose step feeds the next (a recurrence) can be told from a loop over independent
+    items."""
+    def __init__(self):
+        self.of: dict[int, frozenset] = {}
+        self.keep: list = []  # the tensors seen, alive while the forward runs (ids stay theirs)
+        self.recurrent: set = set()
+
+    @staticmethod
+    def tensors(items):
+        import torch
+        out = []
+        for item in items:
+            if isinstance(item, torch.Tensor):
+                out.append(item)
+            elif isinstance(item, (list, tuple)):
+                out.extend(x for x in item if isinstance(x, torch.Tensor))
+            elif isinstance(item, dict):
+                out.extend(x for x in item.values() if isinstance(x, torch.Tensor))
+        return out
+
+    def sources(self, items) -> frozenset:
+        return frozenset().union(*(self.of.get(id(t), frozenset())
+                                   for t in self.tensors(items)))
+
+    def uses(self, key, items):
+        """`key` (a module called, a parameter used) takes `items`: a recurrence where they
+        were computed from it."""
+        if key in self.sources(items):
+            self.recurrent.add(key)
+
+    def made(self, outputs, sources: frozenset):
+        for t in self.tensors([outputs] if not isinstance(outputs, (list, tuple)) else outputs):
+            self.of[id(t)] = self.of.get(id(t), frozenset()) | sources
+            self.keep.append(t)
 
 
 class _Frame:
@@ -568,10 +743,12 @@ def _run_forward(module, sample, where) -> list:
     stack: list[_Frame] = []
     found: list = []
     ops = _FUSED_OPS + _CELL_OPS + _QUANTIZED_OPS
+    lineage = _Lineage()
 
     def enter(m, args):
         if stack and not _read_by_class(m):
             stack[-1].events.use(("module", id(m)))
+        lineage.uses(("module", id(m)), args)
         stack.append(_Frame(m))
 
     def gate(frame, name):
@@ -582,24 +759,29 @@ def _run_forward(module, sample, where) -> list:
         if not stack or stack[-1].module is not m:
             return
         frame = stack.pop()
+        lineage.made(output, frozenset([("module", id(m))]))
         for name in frame.gates if stack else ():
             gate(stack[-1], name)
-        loop = None if _read_by_class(m) else frame.events.loop()
+        loop = None if _read_by_class(m) else frame.events.loop(lineage.recurrent)
         if loop:
-            (kind, key), count = loop
+            (kind, key), count, step = loop
             what = (f"calls {names.get(key, 'a submodule')}" if kind == "module"
                     else "uses one of its parameters")
             found.append((where(m), _RNNCall("loop", what=f"{type(m).__name__}.forward {what} "
-                                             f"{count} times")))
+                                             f"{count} times", step=step)))
 
     class Recorder(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
+            params = [("parameter", id(a)) for a in list(args) + [
+                x for a in args if isinstance(a, (list, tuple)) for x in a]
+                if isinstance(a, nn.Parameter)]
+            for key in params:
+                lineage.uses(key, list(args) + list(kwargs.values()))
             if stack:
                 frame = stack[-1]
-                for a in list(args) + [x for a in args if isinstance(a, (list, tuple)) for x in a]:
-                    if isinstance(a, nn.Parameter):
-                        frame.events.use(("parameter", id(a)))
+                for key in params:
+                    frame.events.use(key)
                 if _gate_name(func):
                     gate(frame, _gate_name(func))
                 op = _aten_name(func)
@@ -611,7 +793,10 @@ def _run_forward(module, sample, where) -> list:
                                   if op in _FUSED_OPS and isinstance(inputs, torch.Tensor) else None)
                     found.append((where(frame.module), _RNNCall(
                         op, inputs if weight is None else weight, acceptable)))
-            return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+            lineage.made(out, lineage.sources(list(args) + list(kwargs.values()))
+                         | frozenset(params))
+            return out
 
     names = {id(m): f"{type(m).__name__} ({where(m)})" for m in module.modules()}
     training = [(m, m.training) for m in module.modules()]
@@ -638,6 +823,8 @@ def _graph_calls(graph_module, top: str) -> list:
     import functools as ft
     from torch import nn
     found, events, fused = [], _Events(), False
+    lineage: dict = {}  # node: the keys (modules, weights) it was computed from
+    recurrent: set = set()
 
     def fetch(node):  # a get_attr node's tensor
         try:
@@ -645,22 +832,30 @@ def _graph_calls(graph_module, top: str) -> list:
         except AttributeError:
             return None
 
+    def uses(node, keys):
+        sources = frozenset().union(*(lineage.get(n, frozenset())
+                                      for n in node.all_input_nodes))
+        recurrent.update(k for k in keys if k in sources)
+        lineage[node] = sources | frozenset(keys)
+
     for node in graph_module.graph.nodes:
         if node.op == "call_module":
             sub = fetch(node)
             fused = fused or _read_by_class(sub)
             if not _read_by_class(sub):
                 events.use(("module", node.target))
-            gate = {nn.Sigmoid: "sigmoid", nn.Tanh: "tanh"}.get(type(sub))
+            uses(node, [("module", node.target)])
+            gate = {nn.Sigmoid: "sigmoid", nn.Tanh: "tanh", nn.ReLU: "relu"}.get(type(sub))
             if gate:
                 events.gate(gate)
             continue
         if node.op not in ("call_function", "call_method"):
             continue
         name = _aten_name(node.target) or getattr(node.target, "__name__", str(node.target))
-        for arg in node.args:
-            if getattr(arg, "op", None) == "get_attr":
-                events.use((name, arg.target))
+        keys = [(name, arg.target) for arg in node.args if getattr(arg, "op", None) == "get_attr"]
+        for key in keys:
+            events.use(key)
+        uses(node, keys)
         if _gate_name(node.target):
             events.gate(_gate_name(node.target))
         op = _aten_name(node.target) if node.op == "call_function" else ""
@@ -680,12 +875,12 @@ def _graph_calls(graph_module, top: str) -> list:
                 tensor = _TensorInfo(value.device, value.dtype)
                 break
         found.append((path, _RNNCall(op, tensor)))
-    loop = None if fused else events.loop()
+    loop = None if fused else events.loop(recurrent)
     if loop:
-        (kind, target), count = loop
+        (kind, target), count, step = loop
         what = (f"the graph calls {target} {count} times" if kind == "module" else
                 f"the graph's {kind} uses {target} {count} times")
-        found.append((top, _RNNCall("loop", what=what)))
+        found.append((top, _RNNCall("loop", what=what, step=step)))
     return found
 
 
@@ -720,7 +915,8 @@ def check_module(module, sample=None) -> list[Finding]:
     """Findings for every RNN a PyTorch module runs: every nn.LSTM, nn.GRU and nn.RNN; every
     cell (nn.LSTMCell, nn.GRUCell, nn.RNNCell, torch.lstm_cell), which some Python loop calls
     step by step; every RNN op a forward calls itself (torch.lstm, torch._VF.lstm); and loops
-    over hand-written gates (torch.ao.nn.quantizable.LSTM is one). It sees through
+    over hand-written gates (torch.ao.nn.quantizable.LSTM is one) or over a hand-written RNN
+    step (tanh or relu, each step feeding the next). It sees through
     torch.jit.script and torch.jit.trace (their submodules keep the original class), reads
     the graph of a torch.export ExportedProgram (or its .module()) and of torch.fx, flags
     quantized RNNs (never cuDNN) and RNNs kept in a plain list, dict or tuple outside the
@@ -873,6 +1069,12 @@ def check_module(module, sample=None) -> list[Finding]:
                                 "over gates would not show.", "Pass sample= (one batch of your "
                                 "inputs): check_module then runs forward once and records the "
                                 "ops it calls.", top))
+    elif cannot and type(module).forward is not nn.Module.forward:  # a forward of yours runs
+        findings.append(Finding("cannot_inspect", f"{cannot}: beside the RNN modules found, an "
+                                "RNN op its forward calls itself or a loop over a cell or gates "
+                                "(a hand-written RNN) would not show.", "Pass sample= (one batch "
+                                "of your inputs): check_module then runs forward once and "
+                                "records the ops it calls.", top))
     if not found_rnn and isinstance(module, torch.jit.ScriptModule):
         try:
             graph = str(module.inlined_graph)
@@ -915,6 +1117,11 @@ class _Probe:
         # or retrying each direction after a fused Bidirectional call the recorder failed.
         self.mute = 0
         self.fused: list[list] = []  # one per Bidirectional.call running: [True] once muted
+        self.frames: list[_CallFrame] = []  # every Keras layer being called, outermost first
+        self.called: dict[int, int] = {}  # calls of each layer (the reader's calls only)
+        self.loops: list = []  # (layer of yours, what it repeats, times) per loop over time
+        self.shadow = 0  # > 0 while the probe calls a layer again, one time step longer
+        self.concat = None  # the framework's concatenate(tensors, axis=...)
 
     def record(self, layer) -> _Record:
         return self.records.setdefault(id(layer), _Record(layer))
@@ -941,7 +1148,8 @@ class _Probe:
         def wrapper(layer, *args, **kwargs):
             rec = probe.record(layer)
             # RNN.inner_loop inside LSTM's is the same call; a muted call is not the reader's.
-            if not probe.mute and (not probe.stack or probe.stack[-1] is not layer):
+            if not probe.mute and not probe.shadow and (
+                    not probe.stack or probe.stack[-1] is not layer):
                 rec.calls += 1
                 mask = args[masked_arg] if masked_arg is not None and len(args) > masked_arg \
                     else kwargs.get("mask")
@@ -1016,11 +1224,91 @@ class _Probe:
                 probe.mute -= 1
         self.patch(owner, name, muted)
 
+    def watch_calls(self, layer_cls):
+        """Note every call of every layer (Layer.__call__), so that a layer of yours that calls
+        a cell, a layer or its own weights once per time step shows as the loop it is."""
+        original, probe = layer_cls.__dict__["__call__"], self
+
+        @functools.wraps(original)
+        def call(layer, *args, **kwargs):
+            if probe.mute or (probe.frames and probe.frames[-1].layer is layer):
+                return original(layer, *args, **kwargs)
+            if probe.frames:
+                probe.frames[-1].calls.setdefault(id(layer), [layer, 0])[1] += 1
+            if not probe.shadow:
+                probe.called[id(layer)] = probe.called.get(id(layer), 0) + 1
+            frame = _CallFrame(layer, _time_steps(args, kwargs))
+            probe.frames.append(frame)
+            try:
+                out = original(layer, *args, **kwargs)
+            finally:
+                probe.frames.pop()
+            loop = None if probe.shadow else frame.loop()
+            if loop and id(layer) not in {id(l) for l, *_ in probe.loops} and \
+                    probe.follows_length(original, frame, loop, args, kwargs):
+                probe.loops.append((layer, *loop))
+            return out
+        self.patch(layer_cls, "__call__", call)
+
+    def follows_length(self, original, frame, loop, args, kwargs) -> bool:
+        """A sub-layer called, or a weight read, once per time step: call the layer again on
+        its input one step longer (its last step repeated), uncounted, and see whether the
+        number of calls or reads grows with it. A sub-layer called twice for another reason
+        (on two inputs) does not. A cell stepped twice or Keras's generic loop needs no
+        check; where the input cannot be made longer, what was seen stands."""
+        what, times = loop
+        if isinstance(what, str) or _kind(what) == "cell":
+            return True
+        longer = _one_step_more(args, kwargs, frame.steps, self.concat)
+        if longer is None:
+            return True
+        again = _CallFrame(frame.layer, frame.steps + 1)
+        self.shadow += 1
+        self.frames.append(again)
+        try:
+            original(frame.layer, *longer[0], **longer[1])
+        except Exception:  # a layer that takes this length only: not a loop over time steps
+            return False
+        finally:
+            self.frames.pop()
+            self.shadow -= 1
+        seen = again.calls.get(id(what), [None, 0])[1] if "Layer" in _class_names(what) \
+            else again.reads.get(id(what), 0)
+        return seen * frame.steps == times * (frame.steps + 1)
+
+    def watch_reads(self, owner, name):
+        """Count the reads of each variable by the layer whose own call reads it."""
+        original, probe = owner.__dict__[name], self
+        read = original.fget if isinstance(original, property) else original
+
+        def counted(var, *args, **kwargs):
+            if probe.frames and not probe.mute:
+                reads = probe.frames[-1].reads
+                reads[id(var)] = reads.get(id(var), 0) + 1
+            return read(var, *args, **kwargs)
+        self.patch(owner, name, property(counted) if isinstance(original, property)
+                   else functools.wraps(read)(counted))
+
+    def watch_generic(self, module):
+        """Keras's generic RNN loop (backend.rnn), when a layer of yours runs it itself: under
+        every name it goes by (keras.backend.rnn is the same function)."""
+        original, probe = module.rnn, self
+
+        @functools.wraps(original)
+        def rnn(*args, **kwargs):
+            if probe.frames and not probe.mute:
+                probe.frames[-1].generic += 1
+            return original(*args, **kwargs)
+        for name, other in list(sys.modules.items()):
+            if name.split(".")[0] in ("keras", "tf_keras") and \
+                    getattr(other, "rnn", None) is original:
+                self.patch(other, "rnn", rnn)
+
     def reached(self, mask=None, mask_ok=True, dtype=None):
         """The cuDNN function was called, by the layer on top of the stack; with a mask, which
         the library accepted (mask_ok) or refused."""
         self.hits += 1
-        if self.mute or not self.stack:
+        if self.mute or self.shadow or not self.stack:
             return
         top = self.stack[-1]
         layers = ([top.forward_layer, top.backward_layer] if hasattr(top, "forward_layer")
@@ -1036,6 +1324,86 @@ class _Probe:
                     rec.masks_refused.append(mask)
             if dtype is not None:
                 rec.dtypes.add(str(getattr(dtype, "name", dtype)).replace("torch.", ""))
+
+
+class _CallFrame:
+    """One call of a Keras layer: what it called, read and ran, directly (not through a
+    sub-layer)."""
+    def __init__(self, layer, steps: int):
+        self.layer, self.steps, self.generic = layer, steps, 0
+        self.calls: dict[int, list] = {}  # id(sub-layer): [sub-layer, times called]
+        self.reads: dict[int, int] = {}  # id(variable): times read
+
+    def loop(self):
+        """(what, times) where a layer of yours loops over time steps in this call: it calls
+        a cell twice or more, runs Keras's generic loop (backend.rnn) itself, or calls a
+        sub-layer or reads a weight of its own once per time step of its input. None
+        otherwise (Keras's own layers, and the RNN layers, judged by their class)."""
+        layer = self.layer
+        if _kind(layer) is not None or type(layer).__module__.split(".")[0] in (
+                "keras", "tf_keras", "tensorflow"):
+            return None
+        subs = [(sub, n) for sub, n in self.calls.values() if _kind(sub) in ("cell", None)]
+        for sub, n in subs:
+            if n >= 2 and _kind(sub) == "cell":
+                return sub, n
+        if self.generic:
+            return "backend.rnn", self.generic
+        steps = self.steps
+        if steps < 2:
+            return None
+        for sub, n in subs:
+            if n >= steps and n % steps == 0:
+                return sub, n
+        own = {id(v): v for v in _own_variables(layer)}
+        for key, n in self.reads.items():
+            if key in own and n >= steps and n % steps == 0:
+                return own[key], n
+        return None
+
+
+def _one_step_more(args, kwargs, steps: int, concat):
+    """(args, kwargs) of a layer call with its inputs (and mask) one time step longer: the last
+    step repeated along axis 1. None where there is nothing to lengthen."""
+    if not args or concat is None or steps < 1:
+        return None
+
+    def longer(x):
+        shape = getattr(x, "shape", None)
+        try:
+            if shape is not None and len(shape) >= 2 and int(shape[1]) == steps:
+                return concat([x, x[:, -1:]], axis=1)
+        except (TypeError, ValueError):
+            pass
+        return x
+    first = args[0]
+    first = type(first)(longer(x) for x in first) if isinstance(first, (list, tuple)) \
+        else longer(first)
+    kwargs = dict(kwargs)
+    if kwargs.get("mask") is not None:
+        kwargs["mask"] = longer(kwargs["mask"])
+    return (first,) + tuple(args[1:]), kwargs
+
+
+def _own_variables(layer) -> list:
+    """The weights a layer created itself, not those of its sub-layers."""
+    return [v for name in ("_trainable_variables", "_non_trainable_variables",
+                           "_trainable_weights", "_non_trainable_weights")
+            for v in (getattr(layer, name, None) or [])]
+
+
+def _time_steps(args, kwargs) -> int:
+    """The length of axis 1 (time) of a layer call's first input, 0 where unknown."""
+    x = args[0] if args else kwargs.get("inputs", kwargs.get("sequences"))
+    while isinstance(x, (list, tuple)) and x:
+        x = x[0]
+    if isinstance(x, dict):
+        x = next(iter(x.values()), None)
+    shape = getattr(x, "shape", None)
+    try:
+        return int(shape[1]) if shape is not None and len(shape) >= 2 else 0
+    except (TypeError, ValueError):  # an unknown length
+        return 0
 
 
 def _to_numpy(x):
@@ -1059,6 +1427,13 @@ def _probe_keras3(probe: _Probe, backend: str):
     probe.wrap_method(gru.GRU, "inner_loop", masked_arg=2, generic=generic_loop)
     probe.wrap_fused(bidirectional.Bidirectional)  # Keras >= 3.15
     probe.mute_while(kb, "compute_output_spec")
+    probe.watch_calls(importlib.import_module("keras.src.layers.layer").Layer)
+    probe.concat = importlib.import_module("keras.src.ops").concatenate
+    variable = next((c for c in kb.Variable.__mro__ if "value" in c.__dict__), None)
+    if variable is None:
+        raise AttributeError("no Variable class defines value")
+    probe.watch_reads(variable, "value")
+    probe.watch_generic(kb)
     if backend == "tensorflow":
         import tensorflow as tf
         brnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
@@ -1132,6 +1507,30 @@ def _probe_keras2(probe: _Probe):
     probe.wrap_method(lstm.LSTM, "call", masked_arg=1)
     probe.wrap_method(gru.GRU, "call", masked_arg=1)
     probe.wrap_method(base_rnn.RNN, "call", masked_arg=1)
+    conv, cudnn, cudnn_lstm, cudnn_gru = (
+        importlib.import_module(f"tf_keras.src.layers.rnn.{name}")
+        for name in ("base_conv_rnn", "base_cudnn_rnn", "cudnn_lstm", "cudnn_gru"))
+    probe.wrap_method(conv.ConvRNN, "call", masked_arg=1)  # its own loop, not RNN.call's
+    probe.wrap_method(cudnn._CuDNNRNN, "call", masked_arg=1)
+    probe.watch_calls(importlib.import_module("tf_keras.src.engine.base_layer").Layer)
+    probe.concat = importlib.import_module("tensorflow").concat
+    probe.watch_reads(importlib.import_module(
+        "tensorflow.python.ops.resource_variable_ops").BaseResourceVariable, "_read_variable_op")
+    probe.watch_generic(importlib.import_module("tf_keras.src.backend"))
+
+    def cudnn_only(layer, inputs, initial_state):
+        """CuDNNLSTM and CuDNNGRU call TensorFlow's cuDNN op, whatever their arguments: note
+        the call, and answer with zeros shaped as the op's answer."""
+        import tensorflow as tf
+        probe.reached(None, True, inputs.dtype)
+        x = tf.transpose(inputs, (1, 0, 2)) if layer.time_major else inputs
+        batch, steps = tf.shape(x)[0], tf.shape(x)[1]
+        seq = tf.zeros(tf.stack([batch, steps, layer.units]), x.dtype)
+        out = (tf.transpose(seq, (1, 0, 2)) if layer.time_major else seq) \
+            if layer.return_sequences else seq[:, -1]
+        return out, [tf.zeros(tf.stack([batch, layer.units]), x.dtype) for _ in initial_state]
+    probe.patch(cudnn_lstm.CuDNNLSTM, "_process_batch", cudnn_only)
+    probe.patch(cudnn_gru.CuDNNGRU, "_process_batch", cudnn_only)
 
     def recorder(module, gpu, standard):
         def fake(**kwargs):
@@ -1196,7 +1595,16 @@ def probe_model(model, sample=None) -> dict:
         raise _Fail(f"the model could not be called on {what} ({type(exc).__name__}: {first})")
     finally:
         probe.restore()
-    return probe.records
+    return _Records(probe)
+
+
+class _Records(dict):
+    """probe_model's answer: {id(layer): _Record} for the RNN layers called, with `loops`,
+    (layer of yours, what it repeats, times) for each loop over time steps the probe saw,
+    and `called`, {id(layer): calls} for every layer."""
+    def __init__(self, probe: _Probe):
+        super().__init__(probe.records)
+        self.loops, self.called = probe.loops, probe.called
 
 
 def _version_string(flavour: str) -> str:
@@ -1211,7 +1619,7 @@ def _version_string(flavour: str) -> str:
 
 
 class Report(list):
-    """check_model's findings (a list: [] means every LSTM/GRU called takes cuDNN), with how
+    """check_model's findings (a list: [] means every RNN layer called takes cuDNN), with how
     they were obtained. `probe`: one line, whether the library's own decision ran on the model
     or the static reading stands in for it. `layers`: (path, class, verdict) for every RNN
     layer seen. `notes`: lines that do not change the verdict (the dtype policy)."""
@@ -1279,9 +1687,63 @@ def _dtype_note(model, records, flavour, backend) -> list[str]:
     return [head + "."]
 
 
+# Criteria that a layer's kind breaks, whatever its arguments.
+_NEVER = ("generic_rnn", "simple_rnn", "conv_rnn", "v1_layer", "cell_loop", "python_loop")
+
+
+def _verdict(found) -> str:
+    if not found:
+        return "uses cuDNN on a GPU"
+    if found[0].criterion == "depends_on_padding":
+        return "depends on the padding"
+    return "never uses cuDNN" if found[0].criterion in _NEVER else \
+        "falls back to the generic kernel"
+
+
+def _static_verdict(found) -> str:
+    return "never uses cuDNN" if found and found[0].criterion in _NEVER else \
+        "falls back" if found else "eligible"
+
+
+def _layer_paths(model, path: str | None = None, _out: dict | None = None) -> dict:
+    """{id(layer): path} for the model and every layer Keras tracks in it."""
+    out = {} if _out is None else _out
+    path = getattr(model, "name", "model") if path is None else path
+    out.setdefault(id(model), path)
+    for child in _children(model):
+        if id(child) not in out:
+            _layer_paths(child, f"{path}/{child.name}", out)
+    return out
+
+
+def _loop_finding(owner, what, times: int, static: dict, paths: dict) -> Finding:
+    """A loop over time steps that a layer of yours runs in Python (what the probe saw)."""
+    where = paths.get(id(owner)) or f"{owner.name} (called, not tracked by Keras)"
+    if _kind(what) == "cell":
+        path = static.get(id(what), (None,))[0] or paths.get(id(what)) or f"{where}/{what.name}"
+        found = _cell_finding(what, path, f"called {times} times in one call of "
+                              f"{type(owner).__name__} ({owner.name})")
+    else:
+        if isinstance(what, str):  # "backend.rnn"
+            how = "runs Keras's generic RNN loop (backend.rnn) itself"
+        elif "Layer" in _class_names(what):
+            how = (f"calls {what.name} ({type(what).__name__}) {times} times in one call, once "
+                   "per time step of its input")
+        else:
+            how = (f"reads its weight {getattr(what, 'path', None) or what.name} {times} times "
+                   "in one call, once per time step of its input")
+        found = Finding("python_loop", f"{type(owner).__name__}.call {how}: a Python loop over "
+                        "time, which never uses cuDNN.", "If it computes an LSTM or GRU step, "
+                        f"use {_cudnn_layers(owner)} over the whole sequence (one call).", where)
+    found.source = "probe"
+    return found
+
+
 def check_model(model, sample=None, probe: bool = True) -> Report:
-    """Findings for every LSTM/GRU a Keras model calls, decided by the library itself (the
-    probe), with the reasons read from each layer's arguments. `sample`: one batch of your
+    """Findings for every recurrent layer a Keras model holds or calls (LSTM, GRU, and every
+    other: SimpleRNN, ConvLSTM, RNN over any cell, loose cells, loops of yours over time steps),
+    decided by the library itself (the probe), with the reasons read from each layer's
+    arguments or kind. `sample`: one batch of your
     inputs (what model(sample) takes); without it the probe uses zeros shaped from the model's
     inputs. Where the probe cannot run, the static reading stands in, and `.probe` says so."""
     tracked = rnn_layers(model) if _kind(model) is None else [(model.name, model)]
@@ -1296,14 +1758,14 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
     flavour, _, backend = _flavour(model)
     if not probe:
         return Report([f for *_, fs in static.values() for f in fs], "static reading only "
-                      "(probe=False)", [(p, type(l).__name__, "static: " + (
-                          "falls back" if fs else "eligible")) for p, l, fs in static.values()])
+                      "(probe=False)", [(p, type(l).__name__, "static: " + _static_verdict(fs))
+                                        for p, l, fs in static.values()])
     try:
         records = probe_model(model, sample)
     except _Fail as exc:
         return Report([f for *_, fs in static.values() for f in fs],
                       f"static reading (the probe could not run: {exc})",
-                      [(p, type(l).__name__, "static: " + ("falls back" if fs else "eligible"))
+                      [(p, type(l).__name__, "static: " + _static_verdict(fs))
                        for p, l, fs in static.values()])
     findings, layers = [], []
     per_batch = backend == "tensorflow"  # TF backend and tf-keras check a mask per batch
@@ -1344,18 +1806,24 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
         for f in found:
             f.layer, f.source = path, "probe"
         findings.extend(found)
-        verdict = ("falls back to the generic kernel" if found and found[0].criterion
-                   != "depends_on_padding" else "depends on the padding" if found
-                   else "uses cuDNN on a GPU")
-        layers.append((path, type(layer).__name__, verdict))
+        layers.append((path, type(layer).__name__, _verdict(found)))
+    done = {id(rec.layer) for rec in records.values() if rec.calls}
+    paths = _layer_paths(model)
+    for owner, what, times in records.loops:  # loops of yours over time steps
+        found = _loop_finding(owner, what, times, static, paths)
+        findings.append(found)
+        looped = what if _kind(what) == "cell" else owner
+        done.add(id(looped))
+        layers.append((found.layer, type(looped).__name__, _verdict([found])))
     for path, layer, found in static.values():
-        if id(layer) not in records or not records[id(layer)].calls:
-            if _kind(layer) in (None, "cell"):
-                findings.extend(found)  # loose cells: their loop is yours
-                continue
-            findings.extend(found)
+        if id(layer) in done:
+            continue
+        findings.extend(found)
+        if _kind(layer) == "cell" and records.called.get(id(layer)):
+            layers.append((path, type(layer).__name__, _verdict(found)))  # your loop steps it
+        elif _kind(layer) is not None:
             layers.append((path, type(layer).__name__, "not called on " + where + "; static: "
-                           + ("falls back" if found else "eligible")))
+                           + _static_verdict(found)))
     version = _version_string(flavour)
     line = (f"asked tf-keras {version}" if flavour == "keras2" else
             f"asked Keras {version} on the {_BACKEND_NAMES.get(backend, backend)} backend")
@@ -1483,7 +1951,8 @@ def main(argv=None) -> int:
             "findings": [dataclasses.asdict(f) for f in report],
         }, indent=2))
     elif not report.layers and not report:
-        print(f"{args.model}: no LSTM or GRU layer found; nothing to check ({rules}).")
+        print(f"{args.model}: no LSTM or GRU layer found, nor any other recurrent layer; "
+              f"nothing to check ({rules}).")
     else:
         print(f"{args.model} ({rules}):\n{report.probe}")
         for path, cls, verdict in report.layers:

@@ -68,13 +68,24 @@ L = keras.layers
 @contextlib.contextmanager
 def keras2_pretend_gpu():
     """tf-keras believes a GPU is listed; its eager path then calls gpu_lstm/gpu_gru, which we
-    count and answer with tf-keras's own standard implementation."""
+    count and answer with tf-keras's own standard implementation. CuDNNLSTM and CuDNNGRU call
+    TensorFlow's cuDNN op (CudnnRNNV3) themselves: each call is counted and answered with
+    zeros of the op's shapes (it has no CPU kernel)."""
     lstm = importlib.import_module("tf_keras.src.layers.rnn.lstm")
     gru = importlib.import_module("tf_keras.src.layers.rnn.gru")
     calls = []
     config = lstm.tf.config  # the tf.config module tf-keras reads (its compat.v2 copy)
     assert gru.tf.config is config
     saved = lstm.gpu_lstm, gru.gpu_gru
+    raw_ops = lstm.tf.raw_ops  # the op module CuDNNLSTM/CuDNNGRU call (tf.compat.v2's)
+    real_op = raw_ops.CudnnRNNV3
+
+    def cudnn_op(**kwargs):
+        calls.append("CudnnRNNV3")
+        x, h = kwargs["input"], kwargs["input_h"]  # time major; h: (1, batch, units)
+        out = tf.zeros(tf.concat([tf.shape(x)[:2], tf.shape(h)[2:]], 0), x.dtype)
+        return out, h, kwargs.get("input_c", h), tf.zeros([0], x.dtype), tf.zeros([0], tf.int8)
+    raw_ops.CudnnRNNV3 = cudnn_op
 
     def counted(module, standard):
         def gpu(**kwargs):
@@ -87,6 +98,7 @@ def keras2_pretend_gpu():
             yield calls
     finally:
         lstm.gpu_lstm, gru.gpu_gru = saved
+        raw_ops.CudnnRNNV3 = real_op
 
 
 def directions_on_cudnn(model, x) -> int:
@@ -249,11 +261,308 @@ def batch(rng: random.Random, model, described):
     return out[0] if len(out) == 1 else out
 
 
+# ----------------------------------------------------------------- every other recurrent layer
+# Models holding a recurrent layer that is not an LSTM or GRU layer (#43), in the forms users
+# write them: each built-in kind, RNN over any cell (stacked, wrapped, of yours), cells and
+# layers of yours that loop over time steps in Python, and Keras 2's TF 1 and CuDNN layers; an
+# LSTM or GRU layer as a control, and sometimes an LSTM beside the layer judged. The judge is the
+# same as above: the framework call that runs cuDNN, with a GPU pretended in the framework.
+if KERAS2:
+    _tanh, _matmul, _zeros, _batch = tf.tanh, tf.matmul, tf.zeros, (lambda x: tf.shape(x)[0])
+else:
+    _tanh, _matmul, _zeros = keras.ops.tanh, keras.ops.matmul, keras.ops.zeros
+    _batch = (lambda x: keras.ops.shape(x)[0])
+
+
+def _initial(cell, x):
+    sizes = cell.state_size if isinstance(cell.state_size, (list, tuple)) else [cell.state_size]
+    return [_zeros((_batch(x), n)) for n in sizes]
+
+
+class StepCell(L.Layer):
+    """A cell of yours: a tanh step on its own weights."""
+    def __init__(self, units=3, **kwargs):
+        super().__init__(**kwargs)
+        self.units = self.state_size = self.output_size = units
+
+    def build(self, shape):
+        self.kernel = self.add_weight(shape=(shape[-1], self.units), name="kernel")
+        self.recurrent = self.add_weight(shape=(self.units, self.units), name="recurrent")
+        self.built = True
+
+    def call(self, x, states):
+        h = _tanh(_matmul(x, self.kernel) + _matmul(states[0], self.recurrent))
+        return h, [h]
+
+
+class WrapCell(L.Layer):
+    """A cell of yours around another cell (as tf-keras's cell wrappers are)."""
+    def __init__(self, cell, **kwargs):
+        super().__init__(**kwargs)
+        self.cell, self.state_size, self.output_size = cell, cell.state_size, 3
+
+    def build(self, shape):
+        self.cell.build(shape)
+        self.built = True
+
+    def call(self, x, states):
+        return self.cell(x, states)
+
+
+class CellLoop(L.Layer):
+    """A layer of yours that steps a cell through time in Python."""
+    def __init__(self, cell, **kwargs):
+        super().__init__(**kwargs)
+        self.cell = cell
+
+    def call(self, x):
+        states = _initial(self.cell, x)
+        for t in range(x.shape[1]):
+            out, states = self.cell(x[:, t], states)
+            states = states if isinstance(states, (list, tuple)) else [states]
+        return out
+
+
+class DenseLoop(L.Layer):
+    """A layer of yours: Dense layers run once per time step, each step feeding the next."""
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.inp, self.rec = L.Dense(3), L.Dense(3, use_bias=False)
+
+    def call(self, x):
+        h = _zeros((_batch(x), 3))
+        for t in range(x.shape[1]):
+            h = _tanh(self.inp(x[:, t]) + self.rec(h))
+        return h
+
+
+class WeightLoop(L.Layer):
+    """A layer of yours: its own weights read once per time step."""
+    def build(self, shape):
+        self.kernel = self.add_weight(shape=(shape[-1], 3), name="kernel")
+        self.recurrent = self.add_weight(shape=(3, 3), name="recurrent")
+        self.built = True
+
+    def call(self, x):
+        h = _zeros((_batch(x), 3))
+        for t in range(x.shape[1]):
+            h = _tanh(_matmul(x[:, t], self.kernel) + _matmul(h, self.recurrent))
+        return h
+
+
+class TwoViews(L.Layer):
+    """Not a loop over time: one Dense layer on the sequence and on the sequence doubled, and a
+    weight of its own read twice, on sequences of two steps (as many calls and reads as
+    steps)."""
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense = L.Dense(3)
+
+    def build(self, shape):
+        self.scale = self.add_weight(shape=(3,), name="scale")
+        self.built = True
+
+    def call(self, x):
+        both = self.dense(x) * self.scale + self.dense(2.0 * x) * self.scale
+        return both[:, -1]
+
+
+class BackendLoop(L.Layer):
+    """A layer of yours that runs Keras 2's generic loop itself (tf_keras.backend.rnn)."""
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.step = L.Dense(3)
+
+    def call(self, x):
+        def step(inputs, states):
+            h = tf.tanh(self.step(inputs) + states[0])
+            return h, [h]
+        return keras.backend.rnn(step, x, [tf.zeros((tf.shape(x)[0], 3))])[0]
+
+
+CELLS = ["LSTMCell", "GRUCell", "SimpleRNNCell"] + (
+    ["ResidualWrapper", "DropoutWrapper"] if KERAS2 else []) + ["StepCell", "stacked", "WrapCell"]
+
+
+def _other_cell(index: int, name="cell"):
+    """A cell of Keras or of yours, stacked or wrapped: each comes round in turn."""
+    pick = CELLS[index % len(CELLS)]
+    if pick == "stacked":
+        return pick, L.StackedRNNCells([L.SimpleRNNCell(3), L.GRUCell(3)], name=name)
+    if pick == "WrapCell":
+        return pick, WrapCell(L.LSTMCell(3), name=name)
+    if pick in ("ResidualWrapper", "DropoutWrapper"):  # tf-keras's own cell wrappers
+        wrappers = importlib.import_module("tf_keras.src.layers.rnn.cell_wrappers")
+        return pick, getattr(wrappers, pick)(L.GRUCell(3), name=name)
+    return pick, (StepCell if pick == "StepCell" else getattr(L, pick))(3, name=name)
+
+
+OTHER_KINDS = ["simple_rnn", "conv_lstm", "rnn_cell", "rnn_cell_list", "cell_loop", "dense_loop",
+               "weight_loop", "bidirectional", "time_distributed", "nested", "control",
+               "not_a_loop"]
+OTHER_KINDS += ["backend_loop", "v1", "cudnn"] if KERAS2 else []
+
+
+def build_other(rng: random.Random, i: int, offset: int = 0):
+    """The i-th model of this part: (model, described, directions of the layer judged, the
+    names the checker must give it, directions of the whole model). Every kind comes round
+    in turn, and a cell two new ones each round, from `offset` on."""
+    kind = OTHER_KINDS[i % len(OTHER_KINDS)]
+    shape, described, names, directions = (4, 3), {"kind": kind}, ["other"], 1
+    cell_index = offset + 2 * (i // len(OTHER_KINDS)) + (kind == "cell_loop")
+    if kind == "simple_rnn":
+        args = rng.choice([{}, {"activation": "relu"}, {"unroll": True}, {"go_backwards": True},
+                           {"return_sequences": True}, {"use_bias": False}])
+        layer, described["args"] = L.SimpleRNN(3, name="other", **args), args
+    elif kind == "conv_lstm":
+        dims = rng.choice([1, 2, 3])
+        shape = {1: (3, 4, 2), 2: (3, 3, 3, 2), 3: (2, 2, 2, 2, 1)}[dims]
+        layer = getattr(L, f"ConvLSTM{dims}D")(2, 2, padding="same", name="other")
+        described["layer"] = f"ConvLSTM{dims}D"
+    elif kind == "rnn_cell":
+        described["cell"], cell = _other_cell(cell_index)
+        layer = L.RNN(cell, name="other")
+    elif kind == "rnn_cell_list":  # Keras stacks a list of cells itself
+        layer = L.RNN([L.LSTMCell(3), L.GRUCell(3)], name="other")
+    elif kind == "cell_loop":
+        described["cell"], cell = _other_cell(cell_index)
+        layer, names = CellLoop(cell, name="loop"), ["cell"]
+    elif kind in ("dense_loop", "weight_loop", "backend_loop"):
+        layer = {"dense_loop": DenseLoop, "weight_loop": WeightLoop,
+                 "backend_loop": BackendLoop}[kind](name="loop")
+        names = ["loop"]
+    elif kind == "time_distributed":  # a SimpleRNN over each of 2 sequences
+        shape, layer = (2, 4, 3), L.TimeDistributed(L.SimpleRNN(3, name="other"), name="td")
+    elif kind == "nested":  # a model inside the model
+        inner = rng.choice(["SimpleRNN", "RNN(SimpleRNNCell)"])
+        rnn = L.SimpleRNN(3, name="other") if inner == "SimpleRNN" else L.RNN(
+            L.SimpleRNNCell(3), name="other")
+        layer, described["inner"] = keras.Sequential([keras.Input(shape), rnn], name="inner"), inner
+    elif kind == "bidirectional":
+        inner = rng.choice(["SimpleRNN", "RNN(GRUCell)"])
+        rnn = L.SimpleRNN(3, name="other") if inner == "SimpleRNN" else L.RNN(
+            L.GRUCell(3), name="other")
+        layer, described["inner"] = L.Bidirectional(rnn, name="bi"), inner
+        names, directions = ["forward_other", "backward_other"], 2
+    elif kind == "v1":  # tf.compat.v1.keras.layers.LSTM and GRU
+        base = rng.choice(["lstm", "gru"])
+        v1 = importlib.import_module(f"tf_keras.src.layers.rnn.{base}_v1")
+        layer = getattr(v1, base.upper())(3, name="other", recurrent_activation="sigmoid",
+                                          **({"reset_after": True} if base == "gru" else {}))
+        described["layer"] = f"v1 {base.upper()} with the TF 2 defaults"
+    elif kind == "cudnn":  # tf.compat.v1.keras.layers.CuDNNLSTM and CuDNNGRU
+        name = rng.choice(["CuDNNLSTM", "CuDNNGRU"])
+        module = {"CuDNNLSTM": "cudnn_lstm", "CuDNNGRU": "cudnn_gru"}[name]
+        layer = getattr(importlib.import_module(f"tf_keras.src.layers.rnn.{module}"), name)(
+            3, name="other")
+        described["layer"] = name
+    elif kind == "not_a_loop":  # no recurrent layer: nothing to name, nothing to find
+        shape, layer, names, directions = (2, 3), TwoViews(name="views"), [], 0
+    else:  # the control: a layer with a cuDNN path (a GRU never takes it on JAX)
+        cls = ["LSTM", "GRU"][i // len(OTHER_KINDS) % 2]
+        layer, described["layer"] = getattr(L, cls)(3, name="other"), cls
+    inp = keras.Input(shape)
+    outputs = [layer(inp)]
+    companion = len(shape) == 2 and rng.random() < 0.4
+    if companion:  # an LSTM that takes cuDNN beside it: the model's verdict needs both
+        outputs.append(L.LSTM(3, name="companion")(inp))
+    model = keras.Model(inp, outputs, name="m")
+    described["companion"] = companion
+    ours = kind.endswith("loop") or kind in ("v1", "cudnn", "not_a_loop") or described.get("cell") in (
+        "StepCell", "WrapCell", "ResidualWrapper", "DropoutWrapper")  # load with custom objects
+    if not ours and (i + i // len(OTHER_KINDS)) % 3 == 0:  # saved and loaded, as the
+        # command line reads it (every third model where no class of yours is needed)
+        suffix = rng.choice([".keras", ".h5"]) if KERAS2 else ".keras"
+        described["saved"] = suffix
+        with tempfile.TemporaryDirectory() as d:
+            model.save(os.path.join(d, "m" + suffix))
+            load = keras.models.load_model if KERAS2 else keras.saving.load_model
+            model = load(os.path.join(d, "m" + suffix), compile=False)
+    return model, described, directions, names, directions + companion
+
+
+@contextlib.contextmanager
+def _records_planted(rewrite):
+    """A checker whose probe's records are rewritten by `rewrite(records)` before check_model
+    reads them."""
+    real = cudnn_check.probe_model
+
+    def wrong(model, sample=None):
+        records = real(model, sample)
+        rewrite(records)
+        return records
+    cudnn_check.probe_model = wrong
+    try:
+        yield
+    finally:
+        cudnn_check.probe_model = real
+
+
+def _others_take_cudnn(records):
+    """Wrong (the checker before #43): a recurrent layer that is not an LSTM or GRU layer
+    (SimpleRNN, ConvLSTM, RNN over a cell, a loop of yours) goes unnoticed, as if it took
+    cuDNN."""
+    for rec in records.values():
+        if cudnn_check._kind(rec.layer) == "rnn":
+            rec.cudnn = rec.calls
+    records.loops.clear()
+
+
+def _cudnn_layers_fall_back(records):
+    """Wrong: Keras 2's CuDNNLSTM and CuDNNGRU fall back like a TF 1 LSTM."""
+    for rec in records.values():
+        if cudnn_check._kind(rec.layer) == "cudnn":
+            rec.cudnn = 0
+
+
+OTHER_PLANTS = [_others_take_cudnn] + ([_cudnn_layers_fall_back] if KERAS2 else [])
+
+
+def judge_others(n: int, seed: int) -> dict:
+    """Each model: the library's verdict on the model and, alone, on the layer judged, against
+    the checker's (its report and the verdict it gives that layer by name)."""
+    rng = random.Random(seed)
+    mismatches, eligible, covered = [], 0, set()
+    caught = {plant.__doc__.strip(): 0 for plant in OTHER_PLANTS}
+    for i in range(n):
+        model, described, layer_dirs, names, model_dirs = build_other(rng, i, 2 * seed)
+        covered.update([described["kind"], "cell:" + described.get("cell", "-"),
+                        "saved" + described.get("saved", ":no")])
+        x = np.random.default_rng(i).normal(size=(2,) + tuple(model.inputs[0].shape[1:]))
+        x = x.astype("float32")
+        try:
+            reached = directions_on_cudnn(model, x)
+        except Exception as exc:  # the judge could not decide: a failure, never a pass
+            mismatches.append({"i": i, **described, "judge_error": repr(exc)[:300]})
+            continue
+        library = reached >= model_dirs
+        eligible += library
+        report = cudnn_check.check_model(model, sample=x)
+        verdicts = [v for p, _, v in report.layers if p.split("/")[-1] in names]
+        named = len(verdicts) == len(names)
+        layer_ok = described["companion"] or (
+            all(v == "uses cuDNN on a GPU" for v in verdicts) == (reached >= layer_dirs))
+        if (report == []) != library or not named or not layer_ok or \
+                not report.probe.startswith("asked"):
+            mismatches.append({"i": i, **described, "library_takes_cudnn": library,
+                               "directions_reached": reached, "probe": report.probe,
+                               "layers": report.layers,
+                               "findings": [(f.layer, f.criterion) for f in report]})
+        for plant in OTHER_PLANTS:
+            with _records_planted(plant):
+                caught[plant.__doc__.strip()] += \
+                    (cudnn_check.check_model(model, sample=x) == []) != library
+    return {"models": n, "eligible": eligible, "covered": sorted(covered),
+            "mismatches": mismatches, "planted": caught}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keras2", action="store_true")
+    ap.add_argument("--others", type=int, default=0,
+                    help="also judge this many models of every other recurrent layer")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     mismatches, probed, agreed_eligible, covered = [], 0, 0, set()
@@ -278,13 +587,15 @@ def main() -> int:
                                "findings": [(f.layer, f.criterion) for f in report]})
         with planted(plant):  # the same model and batch, a checker with one wrong rule
             caught += (cudnn_check.check_model(model, sample=x) == []) != library
+    others = judge_others(args.others, args.seed) if args.others else None
     print(json.dumps({"keras": "tf-keras " + keras.__version__ if KERAS2 else keras.__version__,
                       "backend": BACKEND, "models": args.models, "probed": probed,
                       "eligible": agreed_eligible, "covered": sorted(covered),
                       "mismatches": mismatches,
-                      "planted": {"rule": plant.__doc__.strip(), "caught_on": caught}},
-                     default=str))
-    return 1 if mismatches or not caught else 0
+                      "planted": {"rule": plant.__doc__.strip(), "caught_on": caught},
+                      "others": others}, default=str))
+    others_failed = others and (others["mismatches"] or not all(others["planted"].values()))
+    return 1 if mismatches or not caught or others_failed else 0
 
 
 if __name__ == "__main__":

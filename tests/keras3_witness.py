@@ -8,17 +8,18 @@ framework call that runs cuDNN on a GPU. So a wrong idea of where Keras decides,
 probe and the helpers, shows up as a disagreement with this witness.
 
 - TensorFlow: `tf.config.list_logical_devices("GPU")` lists one; the witness counts the calls of
-  `tf.raw_ops.CudnnRNNV3` (one per direction), which Keras makes after its own mask check. The
-  op then runs and fails on a CPU (it has no CPU kernel), as cuDNN fails without a GPU, and
-  Keras falls back.
+  TensorFlow's cuDNN RNN ops, `tf.raw_ops.CudnnRNNV3` (and CudnnRNN, CudnnRNNV2: every mode, one
+  call per direction), which Keras makes after its own mask check. The op then runs and fails
+  on a CPU (it has no CPU kernel), as cuDNN fails without a GPU, and Keras falls back.
 - JAX: `jax.default_backend()` says "gpu"; the witness traces the call with `jax.make_jaxpr` and
   counts `rnn_fwd`, the primitive jax.experimental.rnn lowers to cuDNN's RNN (two directions when
   bidirectional=True). Tracing asks the CUDA plugin for a buffer size; without the plugin a
   stand-in answers 0. Nothing is run.
 - PyTorch: `torch.cuda.is_available()` and `torch.backends.cudnn.is_available()` answer yes, the
   input is a CPU tensor whose `.device` reads `cuda:0`, and a TorchFunctionMode keeps Keras's
-  moves to "cuda" on the CPU; the witness counts the calls of `torch._VF.lstm`/`gru`, PyTorch's
-  fused RNN (cuDNN on a GPU; Keras's own fallback never calls it). They run, on the CPU.
+  moves to "cuda" on the CPU; the witness counts the calls of `torch._VF.lstm`/`gru` (and
+  `rnn_tanh`/`rnn_relu`), PyTorch's fused RNN (cuDNN on a GPU; Keras's own fallback never calls
+  it). They run, on the CPU.
 
 `cudnn_directions(call, x)` runs `call` on `x` (converted for the backend Keras runs on) and
 returns how many RNN directions reached that call.
@@ -46,17 +47,22 @@ def gpu_listed(config):
 def _tensorflow(call, x) -> int:
     import tensorflow as tf
     calls = []
-    real = tf.raw_ops.CudnnRNNV3
+    ops = ("CudnnRNN", "CudnnRNNV2", "CudnnRNNV3")  # every mode: LSTM, GRU, tanh, relu
+    real = {name: getattr(tf.raw_ops, name) for name in ops}
 
-    def op(**kwargs):
-        calls.append(kwargs["rnn_mode"])
-        return real(**kwargs)  # no CPU kernel: it fails here, as cuDNN fails without a GPU
-    tf.raw_ops.CudnnRNNV3 = op
+    def counted(name):
+        def op(**kwargs):
+            calls.append(kwargs.get("rnn_mode", "lstm"))
+            return real[name](**kwargs)  # no CPU kernel: it fails here, as cuDNN fails without
+        return op                        # a GPU
+    for name in ops:
+        setattr(tf.raw_ops, name, counted(name))
     try:
         with gpu_listed(tf.config):
             call(x)
     finally:
-        tf.raw_ops.CudnnRNNV3 = real
+        for name in ops:
+            setattr(tf.raw_ops, name, real[name])
     return len(calls)
 
 
@@ -100,7 +106,7 @@ def _torch(call, x) -> int:
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = dict(kwargs or {})
             name = getattr(func, "__name__", "")
-            if func in (torch._VF.lstm, torch._VF.gru):
+            if func in (torch._VF.lstm, torch._VF.gru, torch._VF.rnn_tanh, torch._VF.rnn_relu):
                 calls.append(2 if args[7] else 1)  # (input, hx, params, bias, layers,
             if name in ("to", "cuda"):             #  dropout, train, bidirectional, ...)
                 args = tuple(a for a in args if not cuda(a))

@@ -293,3 +293,79 @@ def test_tensorflow_has_no_fused_call_and_unbuilt_models_count_the_readers_call(
     _assert_agrees(cases)
     # Without a fused call, the backward layer's own unroll=True keeps it off cuDNN.
     assert not {c["case"]: c for c in cases}["backward unroll=True"]["library_takes_cudnn"]
+
+
+# ----------------------------------------------------------------- every other PyTorch RNN
+def _cudnn_asks(module) -> int:
+    """How many times PyTorch asked cuDNN's test (aten::cudnn_is_acceptable) in one forward:
+    once per call of a fused RNN op (nn.LSTM, nn.GRU, nn.RNN, torch._VF.lstm), which on a GPU
+    with a CUDA input then runs cuDNN; never for a cell step, a hand-written loop or a quantized
+    kernel."""
+    with torch.autograd.profiler.profile() as prof, torch.no_grad():
+        module(X)
+    return sum(e.name == "aten::cudnn_is_acceptable" for e in prof.function_events)
+
+
+def _part_findings(found, k):
+    return [f for f in found if f.layer == f"parts.{k}" or f.layer.startswith(f"parts.{k}.")]
+
+
+def _disagreements(cases, check) -> tuple[list, list]:
+    """Where `check` (check_module or a wrong copy of it) disagrees with PyTorch, and PyTorch's
+    verdict on each module. On the reader's batch: on the whole module (every recurrent part
+    asks cuDNN, or not), and on each part when it is alone. Without a batch (the checker then
+    traces forward, or cannot): never all eligible where PyTorch says otherwise."""
+    out, verdicts = [], []
+    for name, module, kinds in cases:
+        asks = _cudnn_asks(module)
+        parts = sum(k is not None for k in kinds)
+        verdicts.append(asks >= parts)
+        found = check(module, sample=X)
+        named = all(_part_findings(found, k) for k, kind in enumerate(kinds) if kind)
+        eligible = bool(found) and {f.criterion for f in found} == {"device"} and named
+        per_part = parts > 1 or all(
+            ({f.criterion for f in _part_findings(found, k)} == {"device"}) == (asks >= 1)
+            for k, kind in enumerate(kinds) if kind)
+        not_rnn = all(not _part_findings(found, k) for k, kind in enumerate(kinds) if not kind)
+        traced = check(module)
+        traced_eligible = bool(traced) and {f.criterion for f in traced} == {"device"}
+        if eligible != (asks >= parts) or not named or not per_part or not not_rnn or (
+                traced_eligible and asks < parts):
+            out.append((name, asks, [(f.layer, f.criterion) for f in found],
+                        [(f.layer, f.criterion) for f in traced]))
+    return out, verdicts
+
+
+@functools.lru_cache(maxsize=None)
+def _generated():
+    return torch_rnn_cases.generated(28, seed=0)  # two rounds of every kind
+
+
+def test_every_pytorch_recurrent_module_gets_pytorchs_own_verdict():
+    """nn.RNN (tanh, relu), nn.LSTM, nn.GRU, their cells stepped in a loop, hand-written RNNs
+    and GRUs, the quantizable and dynamically quantized ones, torch._VF.lstm; alone, in pairs,
+    beside a loop that is not recurrent. PyTorch's profiler decides: the checker, given the same
+    batch, must name every recurrent part, find the module eligible on a GPU exactly when every
+    part asks cuDNN, give a part alone PyTorch's answer, and name no part that is not
+    recurrent."""
+    cases = _generated()
+    assert {k for *_, kinds in cases for k in kinds} >= set(torch_rnn_cases.PART_KINDS) | {None}
+    wrong, verdicts = _disagreements(cases, cudnn_check.check_module)
+    assert wrong == []
+    assert set(verdicts) == {True, False}, verdicts  # the comparison can fail either way
+
+
+def test_a_checker_blind_to_hand_written_rnns_is_caught():
+    """The checker before #43 saw no loop of a plain tanh or relu step: the same comparison
+    catches it."""
+    real_loop = cudnn_check._Events.loop
+
+    def gates_only(events, recurrent=frozenset()):  # the rule before #43
+        found = real_loop(events, frozenset())
+        return found if found and not found[2] else None
+    cudnn_check._Events.loop = gates_only
+    try:
+        wrong, _ = _disagreements(_generated(), cudnn_check.check_module)
+    finally:
+        cudnn_check._Events.loop = real_loop
+    assert any("hand-written tanh RNN" in name for name, *_ in wrong), wrong

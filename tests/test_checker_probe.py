@@ -39,6 +39,10 @@ CHECKER = REPO / "snippets" / "cudnn_check.py"
 # comparison can fail both ways; every shape and mask source comes round whatever the seed.
 RUNS = {"tensorflow": ["--models", 24], "jax": ["--models", 12, "--seed", 1],
         "torch": ["--models", 24, "--seed", 2], "tf_keras": ["--keras2", "--models", 16]}
+# And models of every other recurrent layer (#43): two rounds of the kinds on the TensorFlow and
+# PyTorch backends, one on JAX (the slowest to trace), three on tf-keras (more kinds and cells);
+# each round brings two cells, and the seeds spread the cells over the backends.
+OTHERS = {"tensorflow": 24, "jax": 12, "torch": 24, "tf_keras": 45}
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +53,8 @@ def judged():
         env = {**os.environ, "KERAS_BACKEND": "tensorflow" if name == "tf_keras" else name,
                "TF_CPP_MIN_LOG_LEVEL": "3"}
         procs[name] = subprocess.Popen([sys.executable, "-W", "ignore", str(JUDGE),
-                                        *map(str, args)], stdout=subprocess.PIPE,
+                                        *map(str, args), "--others", str(OTHERS[name])],
+                                       stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
     out = {}
     for name, proc in procs.items():
@@ -75,6 +80,48 @@ def test_checker_agrees_with_the_library_on_generated_models(judged, name):
     # A checker with a planted wrong rule disagrees with this judge on some model.
     assert report["planted"]["caught_on"] > 0, report["planted"]
     assert rc == 0, stderr[-3000:]
+
+
+KINDS = {"simple_rnn", "conv_lstm", "rnn_cell", "rnn_cell_list", "cell_loop", "dense_loop",
+         "weight_loop", "bidirectional", "time_distributed", "nested", "control", "not_a_loop"}
+
+
+@pytest.mark.parametrize("name", list(RUNS))
+def test_checker_names_every_other_recurrent_layer_with_the_librarys_verdict(judged, name):
+    """SimpleRNN, ConvLSTM1D/2D/3D, RNN over any cell (Keras's, stacked, wrapped, yours),
+    cells and layers of yours that loop over time steps, wrapped and nested, and on tf-keras
+    also the TF 1 LSTM/GRU, CuDNNLSTM/CuDNNGRU and a layer running tf_keras.backend.rnn: on
+    each model the judge's witness (the framework call that runs cuDNN) decides whether every
+    recurrent direction takes cuDNN. The checker's report must be empty exactly then, it must
+    name the layer judged, and (when it is alone in the model) give it the library's verdict.
+    A checker that lets these layers pass as the old one did is caught."""
+    rc, stdout, stderr = judged[name]
+    assert stdout.strip(), stderr[-3000:]
+    report = json.loads(stdout.strip().splitlines()[-1])["others"]
+    assert report and report["models"] == OTHERS[name], report
+    assert report["mismatches"] == [], json.dumps(report["mismatches"][:4], indent=1)
+    kinds = KINDS | ({"v1", "cudnn", "backend_loop"} if name == "tf_keras" else set())
+    assert kinds <= set(report["covered"]), report["covered"]
+    assert "saved:no" in report["covered"] and any(
+        c.startswith("saved.") for c in report["covered"]), report["covered"]
+    # Both answers occur (the controls, an LSTM or GRU alone, and tf-keras's CuDNN layers).
+    assert 0 < report["eligible"] < report["models"], report
+    assert report["planted"] and all(n > 0 for n in report["planted"].values()), \
+        report["planted"]
+    assert rc == 0, stderr[-3000:]
+
+
+def test_other_recurrent_layers_cover_every_cell_across_the_backends(judged):
+    """The cells of Keras and of yours, stacked and wrapped, each judged on some backend (and
+    tf-keras's own cell wrappers on tf-keras)."""
+    covered = set()
+    for name in RUNS:
+        rc, stdout, stderr = judged[name]
+        assert stdout.strip(), stderr[-3000:]
+        covered |= set(json.loads(stdout.strip().splitlines()[-1])["others"]["covered"])
+    cells = {"LSTMCell", "GRUCell", "SimpleRNNCell", "StepCell", "stacked", "WrapCell",
+             "ResidualWrapper", "DropoutWrapper"}
+    assert {f"cell:{c}" for c in cells} <= covered, sorted(covered)
 
 
 # ----------------------------------------------------------------- masks, per batch

@@ -27,6 +27,9 @@ from torch import nn  # noqa: E402
 
 import cudnn_check  # noqa: E402
 
+sys.path.insert(0, str(REPO / "tests"))
+import keras3_witness  # noqa: E402  (tests/: Keras's own choice, below the checker's probe)
+
 CHECKER = REPO / "snippets" / "cudnn_check.py"
 AGREEMENT = REPO / "tests" / "agreement_keras3.py"
 
@@ -216,6 +219,34 @@ def test_shared_layer_is_reported_once():
         (f"{model.name}/shared", "unroll")]
 
 
+def test_every_other_keras_rnn_layer_is_named_with_what_to_use():
+    """A layer of each kind Keras never runs on cuDNN (its own decision: no cuDNN op is called,
+    with a GPU pretended in TensorFlow) gets one finding from its arguments alone, naming the
+    kind and a layer with a cuDNN path to use instead."""
+    L = keras.layers
+    cases = [("simple_rnn", L.SimpleRNN(3, name="s"), (5, 3)),
+             ("conv_rnn", L.ConvLSTM1D(2, 2, name="c"), (3, 4, 2)),
+             ("conv_rnn", L.ConvLSTM3D(2, 2, name="c3"), (2, 3, 3, 3, 1)),
+             ("generic_rnn", L.RNN(L.StackedRNNCells([L.SimpleRNNCell(3), L.GRUCell(3)])),
+              (5, 3)),
+             ("generic_rnn", L.RNN(L.SimpleRNNCell(3)), (5, 3))]
+    for criterion, layer, shape in cases:
+        x = np.zeros((2,) + shape, "float32")
+        assert keras3_witness.cudnn_directions(layer, x) == 0, layer.name  # Keras's choice
+        found = cudnn_check.check_layer(layer)
+        assert [f.criterion for f in found] == [criterion], found
+        assert "LSTM" in found[0].fix and found[0].layer == layer.name, found[0]
+        assert cudnn_check.check_model(layer, probe=False).layers == [
+            (layer.name, type(layer).__name__, "static: never uses cuDNN")]
+    # A cell of any kind, on its own, is one time step per call.
+    for cell in (L.SimpleRNNCell(3), L.GRUCell(3), L.StackedRNNCells([L.LSTMCell(3)])):
+        assert [f.criterion for f in cudnn_check.check_layer(cell)] == ["cell_loop"]
+    # The layers that can take cuDNN, as a control: the same witness sees them do it.
+    for layer in (L.LSTM(3), L.GRU(3)):
+        assert keras3_witness.cudnn_directions(layer, np.zeros((2, 5, 3), "float32")) == 1
+        assert cudnn_check.check_layer(layer) == []
+
+
 def test_check_model_on_tf_keras_models():
     m = tf_keras.Sequential([tf_keras.layers.Bidirectional(
         tf_keras.layers.LSTM(2, unroll=True, return_sequences=True), input_shape=(5, 4)),
@@ -338,7 +369,11 @@ def saved(tmp_path_factory):
         keras.layers.GRU(4, recurrent_dropout=0.2, name="slow"), name="bi")], name="m")
     plain = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
     gru = keras.Sequential([keras.Input((5, 3)), keras.layers.GRU(4, name="g")], name="gm")
-    for name, m in [("good", good), ("bad", bad), ("plain", plain), ("gru", gru)]:
+    inp = keras.Input((5, 3))
+    mixed = keras.Model(inp, [keras.layers.SimpleRNN(4, name="simple")(inp),
+                              keras.layers.LSTM(4, name="fast")(inp)], name="mixed")
+    for name, m in [("good", good), ("bad", bad), ("plain", plain), ("gru", gru),
+                    ("mixed", mixed)]:
         m.save(d / f"{name}.keras")
     return d
 
@@ -379,6 +414,23 @@ def test_cli_reports_and_exit_codes(saved):
     assert report["backend"] == "tensorflow"
     plain = cli(saved / "plain.keras")
     assert plain.returncode == 0 and "no LSTM or GRU layer found" in plain.stdout, plain
+
+
+def test_cli_names_a_layer_that_never_uses_cudnn(saved):
+    """A SimpleRNN beside an LSTM: Keras sends the LSTM alone to cuDNN (one direction, seen by
+    the witness), so the model is not all eligible, and the report says which layer and what
+    to use."""
+    model = keras.saving.load_model(saved / "mixed.keras")
+    assert keras3_witness.cudnn_directions(model, np.zeros((2, 5, 3), "float32")) == 1
+    text = cli(saved / "mixed.keras")
+    assert text.returncode == 1, text
+    assert "mixed/simple (SimpleRNN): never uses cuDNN" in text.stdout, text.stdout
+    assert "mixed/fast (LSTM): uses cuDNN on a GPU" in text.stdout
+    assert "[simple_rnn]" in text.stdout and "fix: Where GPU speed matters, use keras.layers." \
+        "LSTM or GRU" in text.stdout, text.stdout
+    report = json.loads(cli(saved / "mixed.keras", "--json").stdout)
+    assert {l["path"]: l["eligible"] for l in report["layers"]} == {
+        "mixed/simple": False, "mixed/fast": True}
 
 
 def test_cli_follows_the_backend(saved):

@@ -81,3 +81,113 @@ def modules(device: str = "cpu") -> dict:
             "torch.lstm_cell in a loop": CellLoop().to(device),
             "exported loop": torch.export.export(GateLoop().to(device), (x,)),
             "nn.GRU": Tagger().to(device)}
+
+
+# ----------------------------------------------------------------- every other recurrent module
+# Generated modules for tests/test_checker_blind_spots.py (#43): PyTorch's recurrent modules
+# (nn.RNN with tanh or relu, nn.LSTM, nn.GRU, their cells stepped in a loop, the quantizable
+# and the dynamically quantized ones) and loops a model writes itself, one or two in a module.
+class Whole(nn.Module):
+    """An nn.RNN, nn.LSTM or nn.GRU over the whole sequence: its output sequence."""
+    def __init__(self, rnn):
+        super().__init__()
+        self.rnn = rnn
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+class StepLoop(nn.Module):
+    """An nn.RNNCell, nn.LSTMCell or nn.GRUCell stepped through time in Python."""
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+
+    def forward(self, x):
+        state = None
+        for t in range(x.size(1)):
+            state = self.cell(x[:, t], state)
+        return state[0] if isinstance(state, tuple) else state
+
+
+class Elman(nn.Module):
+    """A plain RNN written by hand: h = act(W x_t + U h), each step feeding the next."""
+    def __init__(self, act="tanh", features=3, hidden=4):
+        super().__init__()
+        self.ih, self.hh = nn.Linear(features, hidden), nn.Linear(hidden, hidden)
+        self.act, self.hidden = getattr(torch, act), hidden
+
+    def forward(self, x):
+        h = x.new_zeros(x.size(0), self.hidden)
+        for t in range(x.size(1)):
+            h = self.act(self.ih(x[:, t]) + self.hh(h))
+        return h
+
+
+class PerStep(nn.Module):
+    """Not recurrent: the same Linear and tanh on each time step on its own (no step feeds
+    the next), which a checker must not take for an RNN."""
+    def __init__(self):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(3, 4), nn.Tanh())
+
+    def forward(self, x):
+        return torch.stack([self.mlp(x[:, t]) for t in range(x.size(1))], 1)
+
+
+class Parts(nn.Module):
+    """One or two recurrent parts, each run on the input."""
+    def __init__(self, parts):
+        super().__init__()
+        self.parts = nn.ModuleList(parts)
+
+    def forward(self, x):
+        return [part(x) for part in self.parts]
+
+
+PART_KINDS = ["nn.LSTM", "nn.GRU", "nn.RNN tanh", "nn.RNN relu", "nn.LSTMCell loop",
+              "nn.GRUCell loop", "nn.RNNCell tanh loop", "nn.RNNCell relu loop",
+              "hand-written tanh RNN", "hand-written relu RNN", "hand-written GRU",
+              "quantizable LSTM", "dynamically quantized", "torch._VF.lstm"]
+
+
+def part(kind: str, rng):
+    """One recurrent part of the given kind, its arguments drawn from rng (random.Random)."""
+    layers, both = rng.choice([1, 2]), rng.random() < 0.4
+    if kind.startswith("nn.") and not kind.endswith("loop"):
+        cls, act = kind[3:].split()[0], kind.split()[-1]
+        extra = {"nonlinearity": act} if cls == "RNN" else {}
+        return Whole(getattr(nn, cls)(3, 4, num_layers=layers, bidirectional=both,
+                                      batch_first=True, **extra))
+    if kind.endswith("loop") and kind.startswith("nn."):
+        cls, act = kind[3:].split()[0], kind.split()[1]
+        extra = {"nonlinearity": act} if cls == "RNNCell" else {}
+        return StepLoop(getattr(nn, cls)(3, 4, **extra))
+    if kind.startswith("hand-written"):
+        return GateLoop() if kind.endswith("GRU") else Elman(kind.split()[1])
+    if kind == "quantizable LSTM":
+        return Whole(torch.ao.nn.quantizable.LSTM(3, 4, num_layers=layers, batch_first=True))
+    if kind == "dynamically quantized":
+        inner = rng.choice(["nn.LSTM", "nn.GRU", "nn.RNNCell tanh loop"])
+        float_part = part(inner, rng)
+        return torch.ao.quantization.quantize_dynamic(
+            float_part, {nn.LSTM, nn.GRU, nn.RNNCell}, dtype=torch.qint8)
+    return OwnLSTM()
+
+
+def generated(n: int, seed: int = 0) -> list:
+    """n modules (name, Parts module, the kind of each of its parts in order, None for the
+    non-recurrent PerStep): every kind comes round, alone or beside another, and PerStep now
+    and then."""
+    import random
+    rng, out = random.Random(seed), []
+    for i in range(n):
+        kinds = [PART_KINDS[i % len(PART_KINDS)]]
+        if rng.random() < 0.35:
+            kinds.append(rng.choice(PART_KINDS))
+        if rng.random() < 0.2:
+            kinds.append(None)
+        rng.shuffle(kinds)
+        parts = [PerStep() if k is None else part(k, rng) for k in kinds]
+        out.append((" + ".join(k or "PerStep" for k in kinds), Parts(parts), kinds))
+    return out
