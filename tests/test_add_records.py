@@ -178,11 +178,13 @@ def test_a_later_archive_of_the_machine_may_carry_its_earlier_records_unchanged(
 RECORD_FIELDS = {"snippet": str, "status": str, "stdout": str, "stderr": str, "returncode": int,
                  "seconds": (int, float), "finished_at": str, "device": str, "data_files": dict,
                  "source_hash": str, "provenance": dict}
+# ... and, in a record of a Python snippet made since records kept it, the program it ran as.
+RECORD_OPTIONAL = {"program": str, "program_sha256": str}
 
 
 def test_records_of_a_real_run_have_the_documented_fields_and_are_added(tmp_path):
     """Bytes that no code of this test wrote: a record committed from a real run (the version
-    matrix under results/versions/ uses the one record format; no GPU run is on record yet),
+    matrix under results/versions/ uses the one record format, as GPU runs do),
     packed as a machine folder. Its fields are checked against the list above, its data files
     against SHA-256 computed here, and add_records takes it into an empty folder."""
     import hashlib
@@ -192,9 +194,14 @@ def test_records_of_a_real_run_have_the_documented_fields_and_are_added(tmp_path
     assert results, cell
     for path in results:
         data = json.loads(path.read_text(encoding="utf-8"))
-        assert set(data) == set(RECORD_FIELDS), set(data) ^ set(RECORD_FIELDS)
-        for field, kind in RECORD_FIELDS.items():
-            assert isinstance(data[field], kind), (field, data[field])
+        assert set(RECORD_FIELDS) <= set(data) <= set(RECORD_FIELDS) | set(RECORD_OPTIONAL), \
+            set(data) ^ set(RECORD_FIELDS)
+        for field, kind in {**RECORD_FIELDS, **RECORD_OPTIONAL}.items():
+            if field in data:
+                assert isinstance(data[field], kind), (field, data[field])
+        if "program" in data:  # the file name the program was saved and run under
+            assert data["program"] == Path(data["snippet"]).name and \
+                len(data["program_sha256"]) == 64
         assert data["status"] == "ok" and data["returncode"] == 0
         assert path.parent == cell / "snippets" / data["snippet"]
         assert len(data["source_hash"]) == 64 and int(data["source_hash"], 16) >= 0
