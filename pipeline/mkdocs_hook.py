@@ -600,6 +600,9 @@ def on_page_content(content, page, config, files):
     content = PUBLISHED_CHART.sub(lambda m: published.chart_html(lang, cache), content)
     content = CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))),
                         content)
+    if not page.file.src_uri.endswith(".ipynb"):  # each chart a file, loaded near the screen
+        content = page_weight.defer_charts(content, _state["page_files"][page.file.src_uri],
+                                           lambda path: get_relative_url(path, page.url))
     return _scroll_hints(content, _text(config)["scroll_hint"])
 
 

@@ -8,6 +8,10 @@
   overrides/assets/program-copy.js fetches it when the placeholder is shown, puts it in its
   place and gives its code Material's copy button. A quoted message stays in the page: search
   reads it there.
+- `defer_charts()`: a chart (an inline SVG of some 10 to 40 KB; the benchmarks page draws 17)
+  becomes a file too (`assets/charts/<hash>.svg`), loaded when it comes near the screen: the
+  page keeps its box, sized to the chart's proportions, and its data table. Once loaded it is
+  the same inline SVG as before (its text, its accessible name and description).
 - `slim_code()`: Pygments wraps every name and every run of spaces of a code block in a span
   (`<span class="n">x</span>`, `<span class="w"> </span>`) that Material paints in the code's
   own colour in both palettes (`--md-code-hl-name-color` is `--md-code-fg-color`; white space
@@ -24,6 +28,7 @@ import html
 import re
 
 BLOCKS = "assets/blocks"  # where the build writes the code blocks a page loads when shown
+CHARTS = "assets/charts"  # and the charts it loads when they come near the screen
 
 # Material's code block (pymdownx.highlight): `div.highlight`, holding an optional title and one
 # <pre>. Its code is escaped HTML, so `</pre></div>` ends it.
@@ -80,3 +85,21 @@ def defer(page_html: str, files: dict[str, str], relative) -> str:
                 f'style="--lines: {lines}"></div>')
 
     return HIGHLIGHT.sub(replace, page_html)
+
+
+CHART_BOX = re.compile(r'(<div class="scroll-box chart-box"[^>]*>)\s*(<svg\b.*?</svg>)\s*(</div>)', re.S)
+VIEW_BOX = re.compile(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
+
+
+def defer_charts(page_html: str, files: dict[str, str], relative) -> str:
+    """Each chart's SVG replaced by a placeholder of its proportions naming the file that holds
+    it; `files` gets {site path: SVG}."""
+    def replace(m: re.Match) -> str:
+        svg = m.group(2)
+        path = f"{CHARTS}/{hashlib.sha256(svg.encode()).hexdigest()[:16]}.svg"
+        files[path] = svg
+        size = VIEW_BOX.search(svg[:svg.index(">")])
+        ratio = f' style="aspect-ratio: {size.group(1)} / {size.group(2)}"' if size else ""
+        return (f'{m.group(1)}<div class="deferred-chart" '
+                f'data-deferred-src="{html.escape(relative(path))}"{ratio}></div>{m.group(3)}')
+    return CHART_BOX.sub(replace, page_html)

@@ -1,8 +1,9 @@
 """A built page as a reader's browser shows it once every collapsed block is opened.
 
-A code block inside a collapsed block is not in the page: the page holds a placeholder naming
-the file the build wrote for it (pipeline/page_weight.py), which overrides/assets/program-copy.js
-fetches and puts in its place when the block is opened. A program that a copy button copies is
+A code block inside a collapsed block, and a chart, is not in the page: the page holds a
+placeholder naming the file the build wrote for it (pipeline/page_weight.py), which
+overrides/assets/program-copy.js fetches and puts in its place when it comes near the screen
+(a code block: once its block is opened). A program that a copy button copies is
 a file too, named by its div's `data-copy-src` (pipeline/page_programs.py). Both addresses are
 relative to the page, as the browser resolves them.
 """
@@ -12,7 +13,7 @@ import html
 import re
 from pathlib import Path
 
-DEFERRED = re.compile(r'<div class="deferred-code" data-deferred-src="([^"]+)"[^>]*></div>')
+DEFERRED = re.compile(r'<div class="deferred-(?:code|chart)" data-deferred-src="([^"]+)"[^>]*></div>')
 
 
 def served(page: Path, address: str) -> Path:
@@ -27,5 +28,5 @@ def opened(page: Path) -> str:
 
 
 def deferred(page: Path) -> list[Path]:
-    """The files of the blocks a page loads when they are opened."""
+    """The files of the blocks and charts a page loads when they are opened or near."""
     return [served(page, a) for a in DEFERRED.findall(page.read_text(encoding="utf-8"))]

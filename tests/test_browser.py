@@ -328,6 +328,7 @@ def test_search_index_loads_in_its_language_only_when_the_reader_goes_to_search(
 def test_charts_render_visibly_and_name_the_machine(open_tab, lang, url):
     path = path_of(lang, url)
     tab = open_tab(path)
+    tab.load_everything()  # a chart is loaded as it comes near the screen
     source = SOURCES[url].read_text(encoding="utf-8")
     # This site's measurements; the published chart (others' figures) names no machine of ours.
     every = tab.page.locator("figure.benchmark-chart:not(.published-chart)")
@@ -401,10 +402,11 @@ def executed_program(ref: str) -> str:
     return (entry / name).read_text(encoding="utf-8").rstrip()
 
 
-def open_every_collapsed_block(page) -> None:
-    """Open every collapsed block of the article, as a reader clicks each: the code blocks in
-    them load (overrides/assets/program-copy.js)."""
-    page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
+def open_every_collapsed_block(tab: Tab) -> None:
+    """Open every collapsed block of the article, as a reader clicks each, and load the code
+    blocks in them, as they load when the reader gets to them (overrides/assets/program-copy.js)."""
+    tab.page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
+    tab.load_everything()
 
 
 @pytest.mark.parametrize("lang,url", COPY_CASES, ids=page_ids(COPY_CASES))
@@ -417,7 +419,7 @@ def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
     assert blocks, f"{path}: no titled snippet block to copy from"
     tab = open_tab(path, clipboard=True)
     page = tab.page
-    open_every_collapsed_block(page)
+    open_every_collapsed_block(tab)
     problems = []
     for title, ref in blocks:
         name = Path(title).name
@@ -470,9 +472,7 @@ def test_the_whole_program_listing_copies_the_program_and_a_helper_offers_no_cop
                                polling=50, timeout=5_000)
         copied.append(page.evaluate("navigator.clipboard.readText()"))
     assert copied == [expected, expected], [c[:80] for c in copied]
-    page.locator("article details").filter(has=page.locator(
-        ":scope > summary", has_text="TensorFlow backend: _pretend_gpu.py")).evaluate(
-        "d => d.open = true")
+    page.locator("article details > summary", has_text="TensorFlow backend: _pretend_gpu.py").click()
     helper = page.locator('div.no-copy[data-listing="criteria/tf_backend/_pretend_gpu.py"]')
     helper.hover()
     assert helper.locator("button.md-code__button, button.md-clipboard").count() == 0

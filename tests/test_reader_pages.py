@@ -237,8 +237,8 @@ ENGLISH_CHART_WORDS = re.compile(r"\b(Measured on|median|variant|per call|train 
 
 
 def charts_of(page: Path) -> list[tuple[str, str, str]]:
-    """(benchmark, SVG, data table) of each drawn chart on a page."""
-    text = page.read_text(encoding="utf-8")
+    """(benchmark, SVG, data table) of each drawn chart on a page, once loaded."""
+    text = opened(page)
     return re.findall(r'<figure class="benchmark-chart" data-benchmark="([\w.-]+)">.*?'
                       r"(<svg.*?</svg>).*?(<details class=\"chart-data\">.*?</details>)</figure>",
                       text, re.S)

@@ -8,9 +8,10 @@
 //    it. A click that still comes first waits for the file, then clicks again (the click's user
 //    activation lasts seconds; the file is a few kilobytes from the same server).
 // 2. A code block inside a collapsed block (pipeline/page_weight.py: a whole listing, a helper,
-//    a C program) is a placeholder naming its file (data-deferred-src): fetched and put in place
-//    when the placeholder is shown (the block opened, its tab chosen), with Material's copy
-//    button, which Material gives only to the blocks it finds as the page loads.
+//    a C program), and a chart, is a placeholder naming its file (data-deferred-src): fetched
+//    and put in place as it comes near the screen (a code block: once its block is opened), a
+//    code block with Material's copy button, which Material gives only to the blocks it finds
+//    as the page loads. `beforeprint` loads them all.
 (() => {
   const loaded = new Map();  // address -> Promise of its text
   const fetchText = (address) => {
@@ -79,14 +80,21 @@
     template.innerHTML = text;
     holder.replaceWith(withCopyButtons(template.content));
   });
-  // A placeholder inside a closed block, or an unchosen tab, has no box: it gets one, and is
-  // reported here, when it is shown.
-  const shown = typeof ResizeObserver === "function" && new ResizeObserver((entries) => {
-    for (const entry of entries) {
-      if (!entry.target.getClientRects().length) continue;
-      shown.unobserve(entry.target);
-      show(entry.target).catch((error) => console.warn(error));
-    }
-  });
-  for (const holder of document.querySelectorAll("[data-deferred-src]")) if (shown) shown.observe(holder);
+  // A placeholder is loaded as it comes within a screen or two of the view; one inside a closed
+  // block, or an unchosen tab, has no box and comes near only once it is shown.
+  const nearing = typeof IntersectionObserver === "function" && new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        nearing.unobserve(entry.target);
+        show(entry.target).catch((error) => console.warn(error));
+      }
+    }, { rootMargin: "1500px 0px" });
+  const holders = document.querySelectorAll("[data-deferred-src]");
+  for (const holder of holders) if (nearing) nearing.observe(holder);
+  // Printing (and a browser without IntersectionObserver) gets every one.
+  const all = () => Promise.all([...document.querySelectorAll("[data-deferred-src]")].map(
+    (holder) => { if (nearing) nearing.unobserve(holder); return show(holder); }));
+  window.addEventListener("beforeprint", () => { all().catch((error) => console.warn(error)); });
+  if (!nearing) all().catch((error) => console.warn(error));
 })();
