@@ -585,7 +585,7 @@ def _scroll_hints(content: str, hint: str) -> str:
 
 def on_page_content(content, page, config, files):
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's outputs, as the hook's above
-        content = startup_noise.strip_notebook_html(content)
+        content = page_weight.slim_notebook_code(startup_noise.strip_notebook_html(content))
     else:  # the programs a copy button copies, and the code blocks shown only when opened
         written = _state["page_files"][page.file.src_uri] = {}
         relative = lambda path: get_relative_url(path, page.url)  # noqa: E731

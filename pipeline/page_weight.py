@@ -46,6 +46,18 @@ def slim_code(page_html: str) -> str:
                     page_html)
 
 
+# A notebook's code cell (mkdocs-jupyter): its Pygments spans are styled by the notebook's own
+# stylesheet, which gives a Name no style and white space a colour it cannot show.
+NOTEBOOK_CODE = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre>)(.*?)(</pre>)', re.S)
+NOTEBOOK_PLAIN = re.compile(r'<span class="(?:n|w)">([^<]*)</span>')
+
+
+def slim_notebook_code(page_html: str) -> str:
+    """A notebook's code cells without the spans that change nothing a reader sees."""
+    return NOTEBOOK_CODE.sub(
+        lambda m: m.group(1) + NOTEBOOK_PLAIN.sub(r"\1", m.group(2)) + m.group(3), page_html)
+
+
 def _collapsed_spans(page_html: str) -> list[tuple[int, int]]:
     """(start, end) of every <details> element that is closed when the page opens (no `open`
     attribute), outermost ones only."""
