@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from built_pages import opened, served
+from built_pages import deferred, opened, served
 from conftest import REPO
 
 BUILD_PAGE = "how-this-site-is-built"
@@ -274,3 +274,34 @@ def test_spanish_pages_draw_their_charts_in_spanish_with_a_data_table(site):
     assert checked >= 10, checked
 
 
+
+
+# --- what a page weighs -------------------------------------------------------------------------
+
+MAX_PAGE_BYTES = 250_000
+# The pages still above it, each with the ceiling it must not grow past: what is left is code
+# shown open, outputs, prose and the table of contents (Material writes it twice), all read.
+HEAVIER = {"troubleshooting": 310_000, "criteria": 300_000, "notebooks/rnn-lstm": 300_000}
+
+
+def test_no_reader_page_carries_what_it_loads_when_the_reader_gets_to_it(site):
+    """A reader page's HTML stays under 250 KB (or the ceiling HEAVIER gives it): programs to
+    copy, code of collapsed blocks and charts are files of the site the page loads when the
+    reader gets to them (tests/built_pages.py), and every file a page names is there."""
+    problems, biggest = [], (0, "")
+    pages = [p for p in site.rglob("index.html") if "search" not in p.parts
+             and p.parent.name != "assets"]
+    assert len(pages) >= 24, len(pages)
+    for page in pages:
+        name = page.parent.relative_to(site).as_posix().removeprefix("es").strip("/")
+        size = page.stat().st_size
+        biggest = max(biggest, (size, str(page.relative_to(site))))
+        limit = HEAVIER.get(name, MAX_PAGE_BYTES)
+        if size > limit:
+            problems.append(f"{page.relative_to(site)}: {size} bytes, over {limit}")
+        missing = [f for f in deferred(page) if not f.is_file()]
+        missing += [served(page, a) for a in PROGRAM_FILE.findall(page.read_text(encoding="utf-8"))
+                    if not served(page, a).is_file()]
+        problems += [f"{page.relative_to(site)}: names {f}, not in the site" for f in missing]
+    assert not problems, "\n".join(problems)
+    print(f"heaviest reader page: {biggest[1]}, {biggest[0]} bytes")
