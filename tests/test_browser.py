@@ -486,6 +486,7 @@ def test_a_copy_clicked_before_the_program_arrives_waits_for_it(open_tab):
     build ran, from this origin, under the name the runner saves it. A listing opened loads its
     code, with a copy button."""
     tab = open_tab(path_of("es", "criteria/"), clipboard=True)
+    tab.settle()  # nothing of the first load in flight when the page reloads
     page = tab.page
     page.add_init_script("""{
       const fetchNow = window.fetch;
