@@ -29,8 +29,43 @@ lunr.TokenSet.prototype.toString = function () {
 // holds: a one- or two-word query whose words a result all holds ranks as before. And a word made
 // of wildcards alone (what Material makes of "**" or "/**<" in pasted code) matched every word of
 // every title: it is left out.
+// A query of three words or more is also read as a line that a section may quote: a result's
+// longest run of the query's own words in the query's order (whole words, not the longer ones
+// Material's wildcard also finds), one after another in its title or its text (at most five
+// words lunr does not index, such as "are not at the", between two of them), is how much of the
+// line it quotes: from none (one word alone) to all (every indexed word of the query, in a row).
+// Its score is multiplied by a million to that share: a section that quotes the whole line counts
+// more than a title that holds some of its words (Material weighs a word of a title a thousand
+// times one of the text, and a wildcard finds many words in a title such as
+// "CUDNN_STATUS_INTERNAL_ERROR_…"); one that holds the words apart gains little. A section
+// holding a message its title does not name (a list of a constructor's errors under one heading)
+// then comes first for that message.
+function longestRun(metadata, field, words) {
+  // Material's tokenizer gives each word the position block << 20 | index in its block.
+  var tokens = []
+  Object.keys(metadata).forEach(function (word) {
+    var found = words.indexOf(word) >= 0 && metadata[word][field]
+    if (found && found.position)
+      found.position.forEach(function (p) { tokens.push({ at: p, word: word }) })
+  })
+  tokens.sort(function (a, b) { return a.at - b.at })
+  var best = 0, run = 0, next = -1, last = -1
+  tokens.forEach(function (token) {
+    var near = last >= 0 && token.at >>> 20 === last >>> 20 && token.at - last <= 6
+    if (near && words[next] === token.word) {
+      run++
+    } else {
+      run = 1
+      next = words.indexOf(token.word)
+    }
+    next++
+    last = token.at
+    best = Math.max(best, run)
+  })
+  return best
+}
 lunr.Index.prototype.search = function (queryString) {
-  var terms = []
+  var terms = [], index = this
   var results = this.query(function (query) {
     new lunr.QueryParser(queryString, query).parse()
     query.clauses = query.clauses.filter(function (clause) { return /[^*]/.test(clause.term) })
@@ -40,12 +75,22 @@ lunr.Index.prototype.search = function (queryString) {
     })
   })
   if (terms.length < 2) return results
+  // the query's words that the index holds as they are (not "of", which it leaves out)
+  var words = terms.filter(function (term) {
+    return Object.prototype.hasOwnProperty.call(index.invertedIndex, term)
+  })
+  var indexed = words.length
   results.forEach(function (result) {
     var found = Object.keys(result.matchData.metadata)
     var held = terms.filter(function (term) {
       return found.some(function (word) { return word.lastIndexOf(term, 0) === 0 })
     }).length
     result.score *= Math.pow(held / terms.length, 2)
+    if (indexed >= 3) {
+      var run = Math.max(longestRun(result.matchData.metadata, "title", words),
+                         longestRun(result.matchData.metadata, "text", words))
+      result.score *= Math.pow(1e6, Math.max(0, Math.min((run - 1) / (indexed - 1), 1)))
+    }
   })
   return results.sort(function (a, b) { return b.score - a.score })
 }

@@ -254,7 +254,8 @@ def title(msg: Message, lang: str, runs) -> str:
         return w["in"].format(library=LIBRARIES.get(package, (package,))[0],
                               version=installed_version(package))
     if msg.backing == "output":
-        return w["output"].format(snippet=f"snippets/{msg.detail}")
+        # the program as a reader saves it: the runner saves it under its file's name
+        return w["output"].format(snippet=Path(msg.detail).name)
     if msg.backing == "record":
         return w["record"].format(releases=release_text(msg, runs, lang),
                                   backend=BACKEND_NAMES.get(msg.detail["backend"],

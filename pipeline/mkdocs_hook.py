@@ -33,9 +33,12 @@ Records (pipeline/records.py) are shown labelled with their machine and date; on
 older version of the snippet says so, and is never shown as current.
 
 A Python block's copy button copies the whole program the runner ran (pipeline/page_programs.py,
-pipeline/program.py); its pieces are added after the article once the search index has read the
-page (on_post_page). Chart boxes and diagrams carry the words that say, on a screen narrower than
-them, that they scroll sideways (overrides/assets/scroll-hint.js). While stale snippets run, a line
+pipeline/program.py): a file of its own that the build writes, which the page names and fetches
+when the reader is about to copy. A code block in a collapsed block is a file too, loaded when the
+reader opens it, and code blocks drop the markup that changes nothing a reader sees
+(pipeline/page_weight.py); code titles name a file as a reader saves it, not its path under
+snippets/ (page_programs.reader_names). Chart boxes and diagrams carry the words that say, on a
+screen narrower than them, that they scroll sideways (overrides/assets/scroll-hint.js). While stale snippets run, a line
 says which one starts and ends, with how many are done and the time so far (runner.Progress).
 
 `mkdocs build` fails naming every failed snippet; `mkdocs serve --no-strict` (what `make serve`
@@ -53,12 +56,14 @@ import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pipeline import (background, charts, measured, messages, page_programs,  # noqa: E402
-                      published, records, release_numbers, runner, startup_noise,
+                      page_weight, published, records, release_numbers, runner, startup_noise,
                       version_claims)
+from pipeline.files import write_atomic  # noqa: E402
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -138,7 +143,7 @@ TEXT = {
 
 _state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None,
                 "machines": [], "matrix": [], "messages": {}, "search": None, "checked": {},
-                "program_parts": {}, "pending": set(), "background": None}
+                "page_files": {}, "pending": set(), "background": None}
 
 
 def on_startup(command, dirty):
@@ -496,6 +501,7 @@ def check_claims(markdown: str, page, config) -> str:
 
 def on_page_markdown(markdown, page, config, files):
     markdown = check_claims(markdown, page, config)
+    markdown = page_programs.reader_names(markdown)
     try:
         markdown = version_claims.render(markdown, _state["matrix"], _text(config)["language"],
                                          page.file.src_uri)
@@ -579,9 +585,13 @@ def _scroll_hints(content: str, hint: str) -> str:
 
 def on_page_content(content, page, config, files):
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter's outputs, as the hook's above
-        content = startup_noise.strip_notebook_html(content)
-    store = _state["program_parts"][page.file.src_uri] = {}
-    content = page_programs.add_copy(content, _state["project"].snippets, store)
+        content = page_weight.slim_notebook_code(startup_noise.strip_notebook_html(content))
+    else:  # the programs a copy button copies, and the code blocks shown only when opened
+        written = _state["page_files"][page.file.src_uri] = {}
+        relative = lambda path: get_relative_url(path, page.url)  # noqa: E731
+        content = page_programs.add_copy(content, _state["project"].snippets, written, relative)
+        content = page_programs.reader_names_in_comments(page_weight.slim_code(content))
+        content = page_weight.defer(content, written, relative)
     lang, cache = _text(config)["language"], _state["project"].cache / "charts"
     content = SPEEDUP_EVIDENCE.sub(lambda m: (
         render_chart(published.OWN_BENCHMARK, config, page, True)
@@ -590,16 +600,18 @@ def on_page_content(content, page, config, files):
     content = PUBLISHED_CHART.sub(lambda m: published.chart_html(lang, cache), content)
     content = CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))),
                         content)
+    if not page.file.src_uri.endswith(".ipynb"):  # each chart a file, loaded near the screen
+        content = page_weight.defer_charts(content, _state["page_files"][page.file.src_uri],
+                                           lambda path: get_relative_url(path, page.url))
     return _scroll_hints(content, _text(config)["scroll_hint"])
 
 
 def on_post_page(output, page, config):
-    """The pieces of the page's programs (pipeline/page_programs.py), after the search index
-    has read the page."""
-    store = _state["program_parts"].pop(page.file.src_uri, None)
-    if not store:
-        return output
-    # Right after the article: before the page's scripts (overrides/assets/program-copy.js
-    # reads it when it runs), outside the text a reader reads.
-    at = output.rindex("</article>") + len("</article>")
-    return output[:at] + "\n" + page_programs.parts_script(store) + output[at:]
+    """The files the page names (pipeline/page_programs.py, pipeline/page_weight.py), written
+    into the site: each is named by its content, so one already there is the same file."""
+    site = Path(config["site_dir"])
+    for path, text in _state["page_files"].pop(page.file.src_uri, {}).items():
+        target = site / path
+        if not target.is_file():
+            write_atomic(target, text)
+    return output

@@ -11,10 +11,14 @@ mkdocs-jupyter puts into every notebook page:
 - Its Pygments CSS a second time, written out as a Python list (a mkdocs-jupyter bug, so the
   browser drops it anyway). Removed.
 The TeX in Markdown cells ($...$, $$...$$) is typeset by MathJax at build time into SVG with a
-hidden MathML copy for screen readers, so the page loads no MathJax (2 MB of JavaScript).
+hidden MathML copy for screen readers, so the page loads no MathJax (2 MB of JavaScript). The
+glyphs are defined once for the page (MathJax's global font cache, an <svg> at the end of the
+body), not in every formula, and the parts of a formula do not name their MathML elements, which
+no script of the page reads.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -59,6 +63,12 @@ def slim(page_html: str) -> str:
     return soup.decode(formatter=_AsWritten())
 
 
+# The MathML element each part of a formula's SVG draws (data-mml-node="mi"), which only
+# MathJax's own scripts read, none of which the page loads; MathJax's stylesheet selects three
+# of them (an error, a table, an action), which stay.
+MML_NODE = re.compile(r' data-mml-node="(?!merror"|mtable"|maction")[^"]*"')
+
+
 def _typeset_math(soup: BeautifulSoup) -> None:
     cells = soup.select("div.jp-MarkdownOutput")
     if not cells:
@@ -68,12 +78,14 @@ def _typeset_math(soup: BeautifulSoup) -> None:
     for cell, result in zip(cells, answer["fragments"]):
         if result["count"]:  # leave cells without math exactly as mkdocs-jupyter wrote them
             cell.clear()
-            cell.append(BeautifulSoup(result["html"], "html.parser"))
+            cell.append(BeautifulSoup(MML_NODE.sub("", result["html"]), "html.parser"))
             typeset += 1
     if typeset:
         style = soup.new_tag("style", attrs={"id": "MJX-SVG-styles"})
         style.string = answer["css"]
         soup.head.append(style)
+        if answer.get("cache"):  # the glyphs every formula draws, defined once for the page
+            soup.body.append(BeautifulSoup(answer["cache"], "html.parser"))
 
 
 def _drop_dead_scripts(soup: BeautifulSoup) -> None:

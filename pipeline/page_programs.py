@@ -13,17 +13,22 @@ Only what the build runs is offered to copy: the block of a helper module or of 
 the version matrix (which runs in other environments) gets no copy button (Material's
 `.no-copy`).
 `add_copy()`, on the page's HTML, puts each marked block, with the listing under it, in a
-`<div class="program">` that names the pieces of its program; the page keeps each piece once
-(`parts_script()`), and overrides/assets/program-copy.js joins a div's pieces into its
-`data-copy` when the page loads: Material's copy button copies the `data-copy` of the closest
-element that has one instead of the code's text (Material for MkDocs 9.4.4 and newer,
-`content.code.copy`). Both blocks copy the same program.
+`<div class="program">` whose `data-copy-src` names the program as a file of its own that the
+build writes (`assets/programs/<hash>/<name>.py`, the name the runner saves it under): the page
+does not carry it. overrides/assets/program-copy.js fetches it when the block comes near the
+screen or the pointer or the focus reaches it, and sets it as the div's `data-copy`: Material's
+copy button copies the `data-copy` of the closest element that has one instead of the code's
+text (Material for MkDocs 9.4.4 and newer, `content.code.copy`). A click that comes before the
+file does waits for it. Both blocks copy the same program.
+
+`reader_names()` makes a page name files as a reader saves them: a code block's title, an
+admonition's title or a code span that gives a path under snippets/ gives the file's name; so
+does a code comment (`reader_names_in_comments()`).
 """
 from __future__ import annotations
 
 import ast
 import html
-import json
 import re
 import unicodedata
 from pathlib import Path
@@ -152,42 +157,57 @@ def _helper_path(path: Path, name: str, snippets: Path) -> Path:
     return beside if beside.is_file() else snippets / name
 
 
-# A helper written out in a program, from its first line to its last: the same text in every
-# program that imports it (pipeline/program.py), so a page keeps it once.
-HELPER_BLOCK = re.compile(r"^# ---- (\S+), written out here so that this file runs on its own ----\n"
-                          r".*?^# ---- end of \1 ----\n", re.S | re.M)
+PROGRAMS = "assets/programs"  # where the build writes each program a copy button copies
 
 
-def pieces(text: str) -> list[str]:
-    """A program cut into pieces whose concatenation is the program: each helper written out
-    in it is a piece of its own."""
-    out, at = [], 0
-    for m in HELPER_BLOCK.finditer(text):
-        out += [text[at:m.start()], m.group(0)]
-        at = m.end()
-    return [p for p in out + [text[at:]] if p]
+def program_file(text: str, name: str) -> str:
+    """The site path of a program's file: named by its content (the same program on two pages,
+    or in two languages, is one file, and a changed one is a new address), saved under the name
+    the runner saves it under."""
+    return f"{PROGRAMS}/{program_mod.sha256(text.encode())[:16]}/{name}"
 
 
-def add_copy(page_html: str, snippets: Path, store: dict[str, str]) -> str:
-    """Each program's code block, and the collapsed listing under it, go into one div naming the
-    pieces of its program (`data-copy-parts`); `store` gets each piece once, by key, for
-    `parts_script()`. overrides/assets/program-copy.js joins a div's pieces into its
-    `data-copy`, what Material's copy button copies for both blocks. A helper shared by many
-    programs (the checker: some 50 KB) is then in the page once, not once per program."""
+def add_copy(page_html: str, snippets: Path, files: dict[str, str], relative) -> str:
+    """Each program's code block, and the collapsed listing under it, go into one div whose
+    `data-copy-src` (`relative(site_path)`: the address from the page) names the program's
+    file; `files` gets {site path: program}, for the hook to write."""
     def wrap(m: re.Match) -> str:
         ref = html.unescape(m.group("ref"))
-        keys = []
-        for piece in pieces(program_mod.build(snippets / ref, snippets).text):
-            key = program_mod.sha256(piece.encode())[:16]
-            store[key] = piece
-            keys.append(key)
+        text = program_mod.build(snippets / ref, snippets).text
+        path = program_file(text, Path(ref).name)
+        files[path] = text
         return (f'<div class="program" data-program="{m.group("ref")}" '
-                f'data-copy-parts="{" ".join(keys)}">{m.group(0)}</div>')
+                f'data-copy-src="{html.escape(relative(path))}">{m.group(0)}</div>')
     return BLOCK.sub(wrap, page_html)
 
 
-def parts_script(store: dict[str, str]) -> str:
-    """The pieces of a page's programs, as JSON in a script element that no browser runs (put in
-    after the search index is made: a program's text is not the page's text)."""
-    data = json.dumps(store, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
-    return f'<script type="application/json" id="program-parts">{data}</script>'
+# A path under snippets/ as a reader would not save it: "snippets/criteria/tf_backend/" before
+# "masking.py". The runner saves a program under its file's name alone.
+REPO_FOLDERS = re.compile(r"\bsnippets/(?:[\w.-]+/)*(?=[\w.-]*[\w-])")
+FENCE_TITLE = re.compile(r'^([ \t]*(?:`{3,}|~{3,})[^\n]*?\btitle=")([^"\n]*)(")', re.M)
+ADMONITION_TITLE = re.compile(r'^([ \t]*(?:!!!|\?\?\?\+?)[ \t]+[\w -]*?")([^"\n]*)(")', re.M)
+PATH_SPAN = re.compile(r"(?<!`)`snippets/(?:[\w.-]+/)*([\w.-]+)`(?!`)")
+
+
+def reader_names(markdown: str) -> str:
+    """Code titles, admonition titles and code spans that are a path under snippets/ name the
+    file alone (`title="snippets/criteria/tf_backend/masking.py"` shows "masking.py"); a link's
+    address is left as it is."""
+    unfolder = lambda m: m.group(1) + REPO_FOLDERS.sub("", m.group(2)) + m.group(3)  # noqa: E731
+    markdown = FENCE_TITLE.sub(unfolder, markdown)
+    markdown = ADMONITION_TITLE.sub(unfolder, markdown)
+    return PATH_SPAN.sub(lambda m: f"`{m.group(1)}`", markdown)
+
+
+# A comment of a highlighted code block (Pygments: Comment, Comment.Single, .Hashbang, .Multiline).
+COMMENT = re.compile(r'(<span class="(?:c|c1|ch|cm)">)([^<]*)(</span>)')
+
+
+def reader_names_in_comments(page_html: str) -> str:
+    """A code comment that names a helper by its path under snippets/ names its file alone. The
+    comments that do (`import cudnn_check  # the site's checker, snippets/cudnn_check.py`) sit on
+    the import of a helper, a line the program a copy button copies does not hold: it holds the
+    helper's code instead (tests/test_copied_programs.py compares every copy with the program the
+    build ran)."""
+    return COMMENT.sub(lambda m: m.group(1) + REPO_FOLDERS.sub("", m.group(2)) + m.group(3),
+                       page_html)

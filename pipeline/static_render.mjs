@@ -36,8 +36,11 @@ async function renderDot(sources, attributes = {}) {
 
 async function typesetMath(fragments) {
   // The same settings the notebooks were typeset with in the browser: $...$ inline,
-  // $$...$$ displayed, \$ for a dollar sign. Each fragment is its own document; the hidden
-  // MathML copy (assistive-mml) is what screen readers read.
+  // $$...$$ displayed, \$ for a dollar sign. The hidden MathML copy (assistive-mml) is what
+  // screen readers read. All fragments are typeset in one document, whose glyphs are defined
+  // once (fontCache "global": `cache`, an <svg> the page holds once, which every formula's
+  // <use> elements point into) instead of in every formula: a notebook's formulas weighed
+  // 150 KB, most of it the same letters' outlines again and again.
   const MathJax = await require("mathjax").init({
     loader: {
       load: ["input/tex", "output/svg", "adaptors/liteDOM", "a11y/assistive-mml"],
@@ -49,17 +52,23 @@ async function typesetMath(fragments) {
       processEscapes: true,
       formatError: (jax, err) => fail(`math: ${err.message}`),
     },
-    svg: { fontCache: "local" },
+    svg: { fontCache: "global" },
     startup: { typeset: false },
   });
   const adaptor = MathJax.startup.adaptor;
-  const rendered = fragments.map((html) => {
-    const doc = MathJax.startup.getDocument(`<html><head></head><body>${html}</body></html>`);
-    doc.render();
-    return { html: adaptor.innerHTML(adaptor.body(doc.document)), count: Array.from(doc.math).length };
+  const body = fragments.map((html, i) => `<div data-fragment="${i}">${html}</div>`).join("");
+  const doc = MathJax.startup.getDocument(`<html><head></head><body>${body}</body></html>`);
+  doc.render();
+  // Rendering puts the glyphs' <svg> at the end of the body, after the fragments.
+  const nodes = adaptor.childNodes(adaptor.body(doc.document));
+  const parts = nodes.filter((node) => adaptor.kind(node) === "div");
+  const cache = nodes.find((node) => adaptor.kind(node) === "svg");
+  const rendered = parts.map((part) => {
+    const html = adaptor.innerHTML(part);
+    return { html, count: (html.match(/<mjx-container\b/g) || []).length };
   });
   const css = adaptor.textContent(MathJax.svgStylesheet());
-  return { fragments: rendered, css };
+  return { fragments: rendered, css, cache: cache ? adaptor.outerHTML(cache) : "" };
 }
 
 async function purge({ css, html, context = [] }) {

@@ -122,10 +122,19 @@ class Tab:
         self.page.wait_for_load_state("networkidle")
         self.page.evaluate("document.fonts.ready.then(() => true)")
 
+    def load_everything(self):
+        """Load what the page loads only near the screen or once opened, as a reader who scrolls
+        through it and opens every block gets it: charts, and the code of collapsed blocks
+        (overrides/assets/program-copy.js loads them all on `beforeprint`)."""
+        self.page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+        self.page.wait_for_function("!document.querySelector('[data-deferred-src]')",
+                                    timeout=15_000)
+
     def lay_out_everything(self):
-        """Lay out the blocks the site draws only near the screen (site.css: content-visibility),
-        so that innerText reads what a reader sees as they scroll: Chrome gives "" for a block
-        not yet drawn."""
+        """Load what the page loads near the screen (load_everything), and lay out the blocks
+        the site draws only near the screen (site.css: content-visibility), so that innerText
+        reads what a reader sees as they scroll: Chrome gives "" for a block not yet drawn."""
+        self.load_everything()
         self.page.add_style_tag(content="* { content-visibility: visible !important; }")
 
     def palette(self, scheme: str):

@@ -9,6 +9,10 @@
 //     each node numbering offset from FIRST to LAST builds lunr's token set from the indexed
 //     terms and compares the words it holds with the terms. Prints {"terms": N, "offsets": [...
 //     {"offset", "extra": [...], "missing": [...]} for each offset where they differ]}.
+//   node tests/search_worker.js WORKER search INDEX QUERY...
+//     Indexes the documents of INDEX as the worker does and asks it each QUERY as the search box
+//     does. Prints [[{"location", "score", "text"} for each result of a page] for each page] for
+//     each query.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -64,6 +68,19 @@ async function main() {
       if (extra.length || missing.length) offsets.push({ offset, extra, missing });
     }
     return { terms: terms.length, offsets };
+  }
+  if (command === "search") {
+    const [indexFile, ...queries] = args;
+    const index = JSON.parse(fs.readFileSync(indexFile, "utf8"));
+    await handler({ data: { type: 0, data: { config: index.config, docs: index.docs,
+                                             options: { suggest: true } } } });
+    const answers = [];
+    for (const query of queries) {
+      await handler({ data: { type: 2, data: query } });
+      answers.push(reply.data.items.map((page) => page.map((item) => (
+        { location: item.location, score: item.score, text: item.text }))));
+    }
+    return answers;
   }
   throw new Error(`unknown command ${command}`);
 }

@@ -85,7 +85,8 @@ def test_output_marker_inside_a_collapsed_block_stays_inside_it(mini):
     index.write_text("# Mini\n\n??? note \"Folded\"\n\n    <!-- output: a.py -->\n\nAfter.\n")
     proc = mini.build(env=ENV)
     assert proc.returncode == 0, proc.stderr
-    html = (mini.root / "site" / "index.html").read_text()
+    from built_pages import opened  # the block is a file the page loads when it is opened
+    html = opened(mini.root / "site" / "index.html")
     details = html[html.index("<details"):html.index("</details>")]
     assert "first line" in details and "second line" in details, html
     assert "<p>After.</p>" in html[html.index("</details>"):]

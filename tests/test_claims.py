@@ -65,7 +65,7 @@ def test_a_backed_page_builds_and_shows_each_message_with_where_it_comes_from(mi
     assert proc.returncode == 0, proc.stderr
     html = (mini.root / "site" / "index.html").read_text()
     assert "Expecting value: line 1 column 1 (char 0)" in html
-    assert "In json" in html and "Printed by snippets/hello.py, as run here" in html
+    assert "In json" in html and "Printed by hello.py, as run here" in html
 
 
 def test_a_message_the_installed_library_does_not_contain_fails_the_build(mini):

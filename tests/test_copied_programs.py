@@ -4,9 +4,10 @@ Every Python code block's copy button, on every page in both languages, copies a
 the build ran, byte for byte, alone in an empty folder, and that run ended well or said "needs a
 GPU" (exit code 77). What the button copies is read from the built HTML the way Material's copy
 button reads it (its clipboard handler: the `data-copy` of the closest element that has one,
-else the code's text; the end trimmed), `data-copy` being, once the page has loaded, the pieces
-its div names joined (overrides/assets/program-copy.js); tests/test_browser.py clicks buttons in
-Chromium and finds the same. The runs are the build's own (the runner's cache, as the `site` build left it):
+else the code's text; the end trimmed), `data-copy` being, once the reader nears the block, the
+file its div names in `data-copy-src` (overrides/assets/program-copy.js fetches it), and the
+blocks of collapsed listings being the files the page loads when they are opened
+(tests/built_pages.py); tests/test_browser.py clicks buttons in Chromium and finds the same. The runs are the build's own (the runner's cache, as the `site` build left it):
 nothing runs twice here, except the one program the first report found broken
 (`which_keras.py`), run again from its copy in an empty folder with a bare environment.
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import html
 import json
 import os
 import re
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import pytest
 
+from built_pages import opened, served
 from conftest import REPO
 from pipeline import runner
 from pipeline.snippets import discover
@@ -36,7 +39,6 @@ from pipeline.snippets import discover
 SNIPPETS = REPO / "snippets"
 
 
-PARTS = re.compile(r'<script type="application/json" id="program-parts">(.*?)</script>', re.S)
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
 
@@ -64,11 +66,11 @@ class _Blocks(HTMLParser):
 
     def handle_endtag(self, tag):
         if tag == "code" and self.code is not None:
-            said = {"no-copy": None, "data-copy": None, "data-copy-parts": None}
+            said = {"no-copy": None, "data-copy": None, "data-copy-src": None}
             for t, a in reversed(self.stack):
-                if said["data-copy"] is None and said["data-copy-parts"] is None:
+                if said["data-copy"] is None and said["data-copy-src"] is None:
                     said["data-copy"] = a.get("data-copy")
-                    said["data-copy-parts"] = a.get("data-copy-parts")
+                    said["data-copy-src"] = a.get("data-copy-src")
                 if said["no-copy"] is None and "no-copy" in a.get("class", "").split():
                     said["no-copy"] = a.get("data-listing", "")
             self.found.append((said, "".join(self.code)))
@@ -84,12 +86,10 @@ class _Blocks(HTMLParser):
 
 def copies(page: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(what each copy button of the page's article copies, with where it is; the text and
-    file of each block without a button)."""
-    source = page.read_text(encoding="utf-8")
-    store = PARTS.search(source)
-    parts = json.loads(store.group(1)) if store else {}
+    file of each block without a button), every collapsed block opened."""
+    source = opened(page)
     parser = _Blocks()  # charts and diagrams hold no code block, and are a tenth of the bytes
-    parser.feed(re.sub(r"<svg\b.*?</svg>", "", PARTS.sub("", source), flags=re.S))
+    parser.feed(re.sub(r"<svg\b.*?</svg>", "", source, flags=re.S))
     buttons, listings = [], []
     for n, (said, text) in enumerate(parser.found):
         if said["no-copy"] is not None:
@@ -98,8 +98,9 @@ def copies(page: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         copied = text
         if said["data-copy"] is not None:
             copied = said["data-copy"]
-        elif said["data-copy-parts"] is not None:
-            copied = "".join(parts[key] for key in said["data-copy-parts"].split())
+        elif said["data-copy-src"] is not None:
+            file = served(page, said["data-copy-src"])
+            copied = file.read_bytes().decode("utf-8") if file.is_file() else f"(no {file})"
         buttons.append((f"block {n + 1}", copied.rstrip()))  # String.prototype.trimEnd
     return buttons, listings
 
@@ -160,6 +161,39 @@ def test_every_python_block_copies_a_program_the_build_ran(site, blocks, runs):
                 problems.append(f"{place}: {o.snippet.rel} ended {o.status} ({o.returncode})")
     assert not problems, "\n".join(problems[:30])
     assert checked >= 150, f"only {checked} Python blocks found: the reading no longer matches"
+
+
+PROGRAM_DIV = re.compile(r'<div class="program" data-program="([^"]+)" data-copy-src="([^"]+)"')
+
+
+def test_a_page_names_its_programs_as_files_of_the_site_saved_as_the_runner_saves_them(
+        site, runs):
+    """A page does not carry the programs it copies: it names each one's file, an address on
+    the same site (relative, no host), under the name the runner gave the program when it ran
+    it; the file holds exactly that program."""
+    by_name = {}
+    for o, program in runs.values():
+        by_name.setdefault(o.snippet.rel, set()).add(program.name)
+    problems, checked = [], 0
+    for page in reader_pages(site):
+        text = page.read_text(encoding="utf-8")
+        assert "data-copy=" not in text and "program-parts" not in text, page
+        for rel, address in PROGRAM_DIV.findall(text):
+            checked += 1
+            where = f"{page.relative_to(site).parent}/ {rel}"
+            address = html.unescape(address)
+            if re.match(r"^(?:[a-z][\w+.-]*:|/)", address, re.I):
+                problems.append(f"{where}: {address} is not an address on this site")
+                continue
+            file = served(page, address)
+            if not (file.is_file() and file.is_relative_to(site.resolve())):
+                problems.append(f"{where}: {address} is no file of the site")
+            elif {file.name} != by_name.get(html.unescape(rel)):
+                problems.append(f"{where}: named {file.name}, run as {by_name.get(rel)}")
+            elif hashlib.sha256(file.read_bytes()).hexdigest() not in runs:
+                problems.append(f"{where}: {address} is not a program the build ran")
+    assert not problems, "\n".join(problems[:30])
+    assert checked >= 150, checked
 
 
 def _matrix(rel: str) -> bool:

@@ -530,9 +530,11 @@ def test_training_program_reports_every_gradient_within_tolerance_on_a_gpu(built
 
 @functools.lru_cache(maxsize=None)
 def _soup(page: Path):
-    """A built page, parsed once for all the tests that read it."""
+    """A built page with its collapsed blocks opened (tests/built_pages.py), parsed once for all
+    the tests that read it."""
     from bs4 import BeautifulSoup
-    return BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    from built_pages import opened
+    return BeautifulSoup(opened(page), "html.parser")
 
 
 def _copied(code) -> str:

@@ -59,7 +59,9 @@ def _record(mini, monkeypatch, version="ONE") -> None:
 
 
 def _html(mini) -> str:
-    return (mini.root / "site" / "index.html").read_text()
+    """The built page with what it loads when the reader gets to it (charts) in place."""
+    from built_pages import opened
+    return opened(mini.root / "site" / "index.html")
 
 
 def _text(html: str) -> str:

@@ -134,4 +134,4 @@ def test_built_pages_show_where_each_message_comes_from(site):
     assert f"En TensorFlow {version('tensorflow')}, instalado aquí" in es
     assert "Quoted from jax-ml/jax#18032, jaxlib 0.4.30" in en
     assert "Citado de jax-ml/jax#18032, jaxlib 0.4.30" in es
-    assert "Printed by snippets/troubleshooting/pytorch_cpu.py, as run here" in en
+    assert "Printed by pytorch_cpu.py, as run here" in en

@@ -134,9 +134,11 @@ def test_the_link_goes_to_own_gpu_numbers_once_recorded(tmp_path):
 
 
 def _built(site: Path, name: str, lang: str) -> str:
+    """A built page with its charts loaded, as a reader scrolling through it has it."""
+    from built_pages import opened
     folder = site / lang if lang else site
     folder = folder / name if name != "index" else folder
-    return (folder / "index.html").read_text(encoding="utf-8")
+    return opened(folder / "index.html")
 
 
 def test_built_pages_show_the_published_figures_in_their_language(site):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from built_pages import deferred, opened, served
 from conftest import REPO
 
 BUILD_PAGE = "how-this-site-is-built"
@@ -34,9 +35,9 @@ ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</arti
 
 
 def article_text(page: Path) -> str:
-    """The text a reader reads on a page: its article (not the navigation), tags removed, the
-    charts' SVG text included."""
-    found = ARTICLE.search(page.read_text(encoding="utf-8"))
+    """The text a reader reads on a page: its article (not the navigation), every collapsed
+    block opened (tests/built_pages.py), tags removed, the charts' SVG text included."""
+    found = ARTICLE.search(opened(page))
     assert found, f"{page}: no <article>"
     return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", found.group(1))))
 
@@ -74,6 +75,34 @@ def test_no_reader_page_talks_about_how_the_site_is_built(site):
     # ... and the page that explains the build still says it.
     built = article_text(site / BUILD_PAGE / "index.html")
     assert "make gpu-run" in built and "results/" in built
+
+
+# A path in the repository, as a reader does not save a file: the runner saves a program under its
+# file's name alone ("masking.py", not "snippets/criteria/tf_backend/masking.py").
+REPO_PATH = re.compile(r"\bsnippets/")
+PROGRAM_FILE = re.compile(r'data-copy-src="([^"]+)"')
+
+
+def test_no_reader_page_names_a_path_under_snippets(site):
+    """What a reader reads names files as the reader saves them: code titles, collapsed blocks'
+    titles, prose, message titles, code and outputs (every collapsed block opened), and the
+    programs the copy buttons copy. A link's address is not read: it may point into the
+    repository."""
+    problems = []
+    for page in reader_pages(site):
+        text = article_text(page)
+        for m in REPO_PATH.finditer(text):
+            problems.append(f"{page.relative_to(site)}: …{text[max(0, m.start() - 60):m.end() + 40]}…")
+        for address in set(PROGRAM_FILE.findall(page.read_text(encoding="utf-8"))):
+            program = served(page, address).read_text(encoding="utf-8")
+            if REPO_PATH.search(program):
+                problems.append(f"{page.relative_to(site)}: the program {address} names snippets/")
+    assert not problems, "\n".join(problems[:30])
+    # the code titles that named their repository path now name the file alone
+    criteria = (site / "criteria" / "index.html").read_text(encoding="utf-8")
+    assert '<span class="filename">masking.py</span>' in criteria
+    fixing = (site / "es" / "fixing" / "index.html").read_text(encoding="utf-8")
+    assert '<summary>El comprobador completo (cudnn_check.py)</summary>' in fixing
 
 
 def test_how_this_site_is_built_comes_last_in_the_navigation():
@@ -120,8 +149,8 @@ PRE = re.compile(r"<pre\b.*?</pre>|<span class=\"filename\">.*?</span>", re.S)
 
 def prose(page: Path) -> str:
     """The article without its code and outputs (what programs print is theirs, and a block's
-    title names its file, snippets/...)."""
-    found = ARTICLE.search(page.read_text(encoding="utf-8"))
+    title names its file), every collapsed block opened."""
+    found = ARTICLE.search(opened(page))
     text = re.sub(r"<[^>]+>", " ", PRE.sub(" ", found.group(1)))
     return html.unescape(re.sub(r"\s+", " ", text))
 
@@ -208,8 +237,8 @@ ENGLISH_CHART_WORDS = re.compile(r"\b(Measured on|median|variant|per call|train 
 
 
 def charts_of(page: Path) -> list[tuple[str, str, str]]:
-    """(benchmark, SVG, data table) of each drawn chart on a page."""
-    text = page.read_text(encoding="utf-8")
+    """(benchmark, SVG, data table) of each drawn chart on a page, once loaded."""
+    text = opened(page)
     return re.findall(r'<figure class="benchmark-chart" data-benchmark="([\w.-]+)">.*?'
                       r"(<svg.*?</svg>).*?(<details class=\"chart-data\">.*?</details>)</figure>",
                       text, re.S)
@@ -245,3 +274,34 @@ def test_spanish_pages_draw_their_charts_in_spanish_with_a_data_table(site):
     assert checked >= 10, checked
 
 
+
+
+# --- what a page weighs -------------------------------------------------------------------------
+
+MAX_PAGE_BYTES = 250_000
+# The pages still above it, each with the ceiling it must not grow past: what is left is code
+# shown open, outputs, prose and the table of contents (Material writes it twice), all read.
+HEAVIER = {"troubleshooting": 310_000, "criteria": 300_000, "notebooks/rnn-lstm": 300_000}
+
+
+def test_no_reader_page_carries_what_it_loads_when_the_reader_gets_to_it(site):
+    """A reader page's HTML stays under 250 KB (or the ceiling HEAVIER gives it): programs to
+    copy, code of collapsed blocks and charts are files of the site the page loads when the
+    reader gets to them (tests/built_pages.py), and every file a page names is there."""
+    problems, biggest = [], (0, "")
+    pages = [p for p in site.rglob("index.html") if "search" not in p.parts
+             and p.parent.name != "assets"]
+    assert len(pages) >= 24, len(pages)
+    for page in pages:
+        name = page.parent.relative_to(site).as_posix().removeprefix("es").strip("/")
+        size = page.stat().st_size
+        biggest = max(biggest, (size, str(page.relative_to(site))))
+        limit = HEAVIER.get(name, MAX_PAGE_BYTES)
+        if size > limit:
+            problems.append(f"{page.relative_to(site)}: {size} bytes, over {limit}")
+        missing = [f for f in deferred(page) if not f.is_file()]
+        missing += [served(page, a) for a in PROGRAM_FILE.findall(page.read_text(encoding="utf-8"))
+                    if not served(page, a).is_file()]
+        problems += [f"{page.relative_to(site)}: names {f}, not in the site" for f in missing]
+    assert not problems, "\n".join(problems)
+    print(f"heaviest reader page: {biggest[1]}, {biggest[0]} bytes")

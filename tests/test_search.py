@@ -310,19 +310,50 @@ def test_random_runs_of_prose_and_code_never_fail(site_root, workers, lang, data
     assert not failed, worker.explain(failed)
 
 
+# What the search box lists, page by page (Material: a page's link, the results it shows, the
+# others folded under "N more on this page"): each page's path, the address of its first excerpt
+# (the first result that shows text of its section, not the page's title alone), and the height of
+# its tallest result, every folded one opened, against the height of the screen.
+LISTED = """() => [...document.querySelectorAll(".md-search-result__list > li.md-search-result__item")]
+  .map((li) => {
+    const shown = [...li.querySelectorAll(":scope > a")];
+    const excerpt = shown.find((a) => [...a.querySelector("article").childNodes].some((n) =>
+      !(n.nodeType === 1 && n.matches("h1, h2, .md-search-result__icon")) && n.textContent.trim()));
+    li.querySelectorAll("details").forEach((d) => { d.open = true; });
+    return { page: new URL(shown[0].href).pathname,
+             excerpt: excerpt ? excerpt.href : null,
+             tallest: Math.max(...[...li.querySelectorAll("article")].map(
+               (a) => a.getBoundingClientRect().height)),
+             screen: window.innerHeight };
+  })"""
+
+
+@dataclass
+class Pasted:
+    hrefs: list  # the result links Material shows, in order (test_browser.search)
+    why: str  # what the page showed when no result came
+    pages: list  # LISTED: a dict per page listed
+
+
+PHONE = {"width": 390, "height": 844}
+
+
 @pytest.fixture(scope="module")
 def pasted(browser, server, site_root):
     """Each quoted message pasted whole into the search box of the home page of each language,
-    once for the module: {lang: {message: (result links, why none)}}."""
+    on a phone's screen (390 px), once for the module: {lang: {message: Pasted}}."""
     if isinstance(browser, str):
         pytest.fail(browser, pytrace=False)
     found = {}
     for lang in LANGS:
-        context = browser.new_context(service_workers="block")
+        context = browser.new_context(service_workers="block", viewport=PHONE)
         page = context.new_page()
         page.goto(server + path_of(lang, ""))
-        found[lang] = {q: search(page, q) for q in dict.fromkeys(
-            quote.text for quote in site_text(site_root, lang)["quotes"])}
+        page.locator("label.md-header__button[for='__search']").click()
+        found[lang] = {}
+        for q in dict.fromkeys(quote.text for quote in site_text(site_root, lang)["quotes"]):
+            hrefs, why = search(page, q)
+            found[lang][q] = Pasted(hrefs, why, page.evaluate(LISTED) if hrefs else [])
         context.close()
     return found
 
@@ -336,11 +367,42 @@ def test_a_pasted_message_lists_a_page_that_quotes_it_in_the_first_three(site_ro
         pages.setdefault(q.text, set()).add(q.page)
     problems = []
     for message, where in pages.items():
-        hrefs, why = pasted[lang][message]
+        hrefs, why = pasted[lang][message].hrefs, pasted[lang][message].why
         first = [h.path for h in hrefs[:3]]
         if not where & set(first):
             problems.append(f"{message[:60]!r}: none of {sorted(where)} in the first three "
                             f"{[h.geturl() for h in hrefs[:3]]} {why}")
+    assert not problems, report(lang, problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_message_the_troubleshooting_page_quotes_lists_its_section_first(site_root, pasted, lang):
+    """Every message the troubleshooting page quotes (a heading's quotation, a message block),
+    pasted on a phone: the troubleshooting page is among the first three pages listed, the first
+    excerpt it shows is a section that quotes the message (not the page's introduction, nor
+    another section with the section that quotes it folded), and no result, folded ones opened,
+    is taller than the screen."""
+    page_path = path_of(lang, "troubleshooting/")
+    quotes = [q for q in site_text(site_root, lang)["quotes"] if q.page == page_path]
+    # a section quotes a message when one of its quotes holds it ("Input and hidden tensors are
+    # not at the same device" is also in a section's whole "RuntimeError: ..., found input ...")
+    sections = {m: {q.anchor for q in quotes if m in q.text} for m in {q.text for q in quotes}}
+    assert len(sections) >= 40, len(sections)
+    problems = []
+    for message, anchors in sections.items():
+        listed, said = pasted[lang][message].pages, f"{message[:70]!r}"
+        ours = [p for p in listed[:3] if p["page"] == page_path]
+        if not ours:
+            problems.append(f"{said}: {page_path} not among the first three pages "
+                            f"{[p['page'] for p in listed[:3]]} {pasted[lang][message].why}")
+            continue
+        excerpt = ours[0]["excerpt"]
+        if excerpt is None or urlsplit(excerpt).fragment not in anchors:
+            problems.append(f"{said}: first excerpt {excerpt}, not #{' or #'.join(sorted(anchors))}")
+        for p in listed:
+            if p["tallest"] > p["screen"]:
+                problems.append(f"{said}: a result of {p['page']} is {p['tallest']:.0f} px tall, "
+                                f"the screen {p['screen']} px")
     assert not problems, report(lang, problems)
 
 
@@ -391,7 +453,8 @@ def test_the_first_result_of_a_pasted_message_reads_and_copies_as_without_the_se
     only where a word starts with a term of three characters or more, the search index is not
     downloaded, and the copy button of a code block copies what it copies without `?h=`."""
     firsts = {}
-    for message, (hrefs, why) in pasted[lang].items():
+    for message, found in pasted[lang].items():
+        hrefs, why = found.hrefs, found.why
         assert hrefs, f"{message!r}: {why}"
         firsts.setdefault(hrefs[0].path, set()).update(
             parse_qs(hrefs[0].query).get("h", [""])[0].split())

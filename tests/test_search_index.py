@@ -49,3 +49,28 @@ def test_the_built_site_has_an_index_per_language_that_its_pages_ask_for(site):
                              page.read_text(encoding="utf-8"), re.S)
         assert settings and json.loads(settings.group(1)) == {"language": language}, page
     assert sorted(map(json.dumps, seen)) == sorted(map(json.dumps, combined["docs"]))
+
+
+MAX_INDEX_BYTES = 300_000  # a language's index, downloaded when its reader goes to search
+
+
+def test_each_language_index_holds_the_prose_and_names_each_program_without_its_text(site):
+    """pipeline/search_text.py: a language's index stays under 300 KB; it names every program a
+    copy button copies (its file's name, as a code title gives it) and holds hardly a line of
+    their code (a line of prose may quote one: at most 1 in 100 of the programs' lines)."""
+    import html as html_module
+    programs = sorted((site / "assets" / "programs").glob("*/*"))
+    assert len(programs) >= 50, len(programs)
+    lines = {" ".join(line.split()) for p in programs for line in p.read_text().splitlines()
+             if len(line.strip()) >= 40 and not line.lstrip().startswith("#")}
+    for language in PREFIXES:
+        path = site / "search" / f"search_index.{language}.json"
+        size = path.stat().st_size
+        assert size < MAX_INDEX_BYTES, f"{path.name}: {size} bytes"
+        docs = json.loads(path.read_text(encoding="utf-8"))["docs"]
+        text = " ".join(" ".join(html_module.unescape(re.sub(
+            r"<[^>]+>", " ", d["title"] + " " + d["text"])).split()) for d in docs)
+        unnamed = sorted({p.name for p in programs if p.name not in text})
+        assert not unnamed, f"{path.name}: programs not named: {unnamed}"
+        code = [line for line in lines if line in text]
+        assert len(code) <= len(lines) // 100, f"{path.name}: {len(code)} lines of code: {code[:5]}"
