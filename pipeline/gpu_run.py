@@ -465,6 +465,9 @@ def main(argv: list[str] | None = None) -> int:
             sys.path.insert(0, str(target))
             os.environ["PYTHONPATH"] = os.pathsep.join(
                 filter(None, [str(target), os.environ.get("PYTHONPATH")]))
+            # Outputs made with the carried packages are not this checkout's: a cache of their
+            # own (the lent machine's is empty anyway; a dry run here must run, not reuse).
+            project.cache = target / ".snippet-cache"
     except (BadInput, records.RecordError, SnippetError, gpu_wheels.WheelError) as e:
         print(f"gpu_run: error: {e}", file=sys.stderr)
         return 2

@@ -308,6 +308,32 @@ def _carried_wheels(folder: Path, keras_requires=("namex", "optree", "numpy")) -
     return folder
 
 
+def _installed_as_wheels(folder: Path) -> Path:
+    """The carried packages as this checkout has them installed (the pinned releases, built for
+    this Python), packed again as wheels: a dry run's snippets import the real Keras and optree
+    from the wheels, as on the lent machine (a stand-in optree would break torch's import)."""
+    import importlib.metadata as md
+    import zipfile
+    from pipeline import gpu_wheels
+    folder.mkdir(parents=True, exist_ok=True)
+    for spec in gpu_wheels.carried():
+        name, version = spec.split("==")
+        dist = md.distribution(name)
+        assert dist.version == version, f"this checkout's {name} is not the pinned {version}"
+        tag = next(line.split(": ", 1)[1] for line in dist.read_text("WHEEL").splitlines()
+                   if line.startswith("Tag: "))
+        files = [f for f in dist.files if not f.parts[0] == ".." and "__pycache__" not in f.parts
+                 and f.name not in ("RECORD", "INSTALLER", "REQUESTED", "direct_url.json")]
+        info = next(f.parts[0] for f in files if f.parts[0].endswith(".dist-info"))
+        path = folder / f"{name.replace('-', '_')}-{version}-{tag}.whl"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+            for f in files:
+                z.write(dist.locate_file(f), f.as_posix())
+            z.writestr(f"{info}/RECORD",
+                       "".join(f"{f.as_posix()},,\n" for f in files) + f"{info}/RECORD,,\n")
+    return folder
+
+
 def test_the_budget_plan_holds_every_snippet_that_needs_a_gpu():
     from pipeline.gpu_run import BUDGET_PLAN, BUDGET_WEIGHTS
     from pipeline.snippets import discover
@@ -397,7 +423,7 @@ def test_the_lent_machines_command_as_a_dry_run_on_this_cpu(tmp_path):
     passes add_records' checks (as a dry run's)."""
     if device.has_gpu():
         pytest.skip("a dry run is for a machine without a GPU")
-    wheels = _carried_wheels(tmp_path / "wheels")
+    wheels = _installed_as_wheels(tmp_path / "wheels")
     archive = tmp_path / "out" / "records.tar.gz"
     env = {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
     proc = subprocess.run([sys.executable, "-m", "pipeline.gpu_run", "--dry-run", "--budget",
@@ -406,6 +432,9 @@ def test_the_lent_machines_command_as_a_dry_run_on_this_cpu(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith("wheels: Keras ")
+    # With the carried packages, nothing comes from this checkout's cache: the snippets ran.
+    assert f"snippets: {len(gpu_run_module.DRY_RUN_SNIPPETS)} to run, 0 from the cache" \
+        in proc.stdout
     assert "DRY RUN (--dry-run)" in proc.stdout and archive.is_file()
     (m,) = records.load_all(tmp_path / "results", REPO / "snippets")
     assert m.data["run"]["dry_run"] is True and m.data["run"]["budget_seconds"] == 240
