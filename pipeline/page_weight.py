@@ -12,10 +12,11 @@
   becomes a file too (`assets/charts/<hash>.svg`), loaded when it comes near the screen: the
   page keeps its box, sized to the chart's proportions, and its data table. Once loaded it is
   the same inline SVG as before (its text, its accessible name and description).
-- `slim_code()`: Pygments wraps every name and every run of spaces of a code block in a span
-  (`<span class="n">x</span>`, `<span class="w"> </span>`) that Material paints in the code's
-  own colour in both palettes (`--md-code-hl-name-color` is `--md-code-fg-color`; white space
-  has no style): those spans go, their text stays. The text a reader reads and copies is the
+- `slim_code()`: Pygments wraps every name, punctuation mark, operator and run of spaces of a
+  code block in a span (`<span class="n">x</span>`, `<span class="p">(</span>`) that is painted
+  in the code's own colour in both palettes (`--md-code-hl-name-color` is `--md-code-fg-color`
+  in Material; the site's CSS sets punctuation and operators to it too; white space has no
+  style): those spans go, their text stays. The text a reader reads and copies is the
   same, character for character; only the markup shrinks (a third of a code block's bytes).
 
 `tests/built_pages.py` reads a built page as the browser shows it once every block is opened;
@@ -36,8 +37,11 @@ HIGHLIGHT = re.compile(r'<div class="(?P<cls>[^"]*\bhighlight\b[^"]*)"[^>]*>.*?<
 DETAILS = re.compile(r"<(/?)details\b([^>]*)>")
 CODE = re.compile(r"(<pre\b[^>]*>(?:<span></span>)?<code\b[^>]*>)(.*?)(</code></pre>)", re.S)
 # A token whose colour is the code's own (Name, Keyword.Constant: --md-code-hl-name-color is
-# --md-code-fg-color in both of Material's palettes) or that has no style (white space).
-PLAIN_TOKEN = re.compile(r'<span class="(?:n|kc|w)">([^<]*)</span>')
+# --md-code-fg-color in both of Material's palettes; Punctuation and Operator: the site's CSS
+# gives them that colour) or that has no style (white space). tests/test_browser.py asks
+# Chromium, with the site's CSS, that each has the code's colour in both palettes.
+PLAIN_CLASSES = ("n", "kc", "w", "p", "o")
+PLAIN_TOKEN = re.compile(r'<span class="(?:%s)">([^<]*)</span>' % "|".join(PLAIN_CLASSES))
 
 
 def slim_code(page_html: str) -> str:

@@ -549,6 +549,31 @@ def test_dark_mode_toggles(open_tab, lang):
     assert not tab.problems, report(path, tab.problems)
 
 
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_the_code_spans_the_build_drops_had_the_codes_own_colour(open_tab, scheme):
+    """slim_code() unwraps the spans of the token classes it names (their text stays): only
+    right if, with the site's CSS in Chromium, each such span is painted as the code around it,
+    in both palettes. A class that keeps a colour of its own (a keyword, a string) is the check
+    that the probe sees colours at all."""
+    from pipeline.page_weight import PLAIN_CLASSES
+    tab = open_tab(path_of("en", "criteria/"))
+    tab.palette(scheme)
+    colours = tab.page.evaluate("""classes => {
+        const box = document.createElement("div");
+        box.className = "highlight";
+        box.innerHTML = "<pre><code>" + classes.map(c => `<span class="${c}">x</span>`).join("")
+                        + "</code></pre>";
+        document.querySelector("article").append(box);
+        const code = getComputedStyle(box.querySelector("code")).color;
+        return {code, spans: Object.fromEntries([...box.querySelectorAll("span")].map(
+            s => [s.className, getComputedStyle(s).color]))};
+    }""", [*PLAIN_CLASSES, "k", "s2"])
+    spans = colours["spans"]
+    assert spans["k"] != colours["code"] and spans["s2"] != colours["code"], colours
+    differ = {c: spans[c] for c in PLAIN_CLASSES if spans[c] != colours["code"]}
+    assert not differ, f"{scheme}: painted unlike the code ({colours['code']}): {differ}"
+
+
 # --- what the build renders instead of the browser (hooks/prerender.py) ---------------------
 
 @pytest.mark.parametrize("lang,url", DIAGRAM_PAGES, ids=page_ids(DIAGRAM_PAGES))
