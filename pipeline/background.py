@@ -35,10 +35,19 @@ class Background:
         self.out_of_date = False  # a snippet ended since the server last rebuilt
         self.watching_from: float | None = None  # time.monotonic() when the server watches
         self.notifier: threading.Thread | None = None
+        # The first build's log while it runs: its snippets wait for the server to serve it
+        # (MkDocs calls on_serve after the first build), so that the first page is not slowed
+        # by snippets that take both cores.
+        self.first_build_log: Callable[[str], None] | None = None
 
     def watched(self) -> None:
-        """The server watches the reload file from now on (its observer starts shortly)."""
+        """The server watches the reload file from now on (its observer starts shortly), and
+        serves the first build: the background run that build found work for starts now."""
         self.watching_from = time.monotonic() + 1.0
+        with self.lock:
+            if self.first_build_log is not None and not self.running():
+                self._start(self.first_build_log)
+            self.first_build_log = None
 
     @property
     def reload_dir(self) -> Path:
@@ -61,14 +70,20 @@ class Background:
                         pending.add(o.snippet.rel)
                 found.append(o)
             if pending and not self.running():
-                self.thread = threading.Thread(target=self._run, args=(log,), daemon=True,
-                                               name="snippets-in-background")
-                self.thread.start()
+                if self.watching_from is None:  # the first build: the server is not up yet
+                    self.first_build_log = log
+                else:
+                    self._start(log)
             if self.notifier is None:
                 self.notifier = threading.Thread(target=self._notify, daemon=True,
                                                  name="snippets-reload")
                 self.notifier.start()
         return found, pending
+
+    def _start(self, log: Callable[[str], None]) -> None:
+        self.thread = threading.Thread(target=self._run, args=(log,), daemon=True,
+                                       name="snippets-in-background")
+        self.thread.start()
 
     def running(self) -> bool:
         return self.thread is not None and self.thread.is_alive()

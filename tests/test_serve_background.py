@@ -84,6 +84,9 @@ def test_the_server_answers_first_and_the_outputs_fill_in(served):
     assert "Snippet failed: t/bad.py" in page and "broken on purpose" in page
     text = log.read_text()
     assert "running in the background" in text
+    # No snippet starts before the first build is done: the first page gets both cores.
+    built = text.index("Documentation built in")
+    assert built < text.index("running t/"), text
     assert text.count("running t/bad.py") == 1, text  # a failure is not run again
     # A strict build of the same tree: everything ran first; nothing pending, the failure fails.
     (mini.root / "snippets" / "t" / "bad.py").write_text("print('now', 'fixed')\n")
