@@ -6,29 +6,15 @@ import os
 
 os.environ["KERAS_BACKEND"] = "tensorflow"  # Keras 3 on TensorFlow; set before Keras is imported
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-import importlib
 import logging
 import re
 import tempfile
 
 logging.getLogger("tf2onnx").setLevel(logging.CRITICAL)  # it logs each unsupported op itself
-# --8<-- [start:show]
-import keras
 import numpy as np
 import onnx
 import tensorflow as tf
 
-# This machine has no GPU: tell Keras's TensorFlow backend it has one (private; for this demo
-# only), so the exported graph holds what a model exported on a GPU holds.
-tf_rnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
-tf_rnn._is_gpu_available = lambda: True
-
-def make(**lstm_args):
-    return keras.Sequential([keras.Input((5, 3)),
-                             keras.layers.Bidirectional(keras.layers.LSTM(4, **lstm_args)),
-                             keras.layers.Dense(1)])
-
-x = np.random.default_rng(0).normal(size=(2, 5, 3)).astype("float32")
 
 def try_export(model, name, formats=("SavedModel", "ONNX", "TFLite")):
     """Export, then use each file on the CPU. Returns one line per format."""
@@ -62,17 +48,6 @@ def try_export(model, name, formats=("SavedModel", "ONNX", "TFLite")):
         print(f"{name:26} {fmt:26} {result}")
     return out
 
-trained = make()                       # trained on a GPU: its LSTM uses cuDNN
-expected = trained(x).numpy()
-as_trained = try_export(trained, "model as trained")
-
-export_copy = make(use_cudnn=False)    # the fix: same layers without cuDNN ...
-export_copy.set_weights(trained.get_weights())  # ... and the trained weights
-fixed = try_export(export_copy, "copy with use_cudnn=False")
-
-tflite_copy = make(use_cudnn=False, unroll=True)  # TFLite's builtin ops need a fixed loop
-tflite_copy.set_weights(trained.get_weights())
-unrolled = try_export(tflite_copy, "copy, also unroll=True", formats=("TFLite",))
 
 def tflite_with_flex(model, lower_tensor_lists=None):
     """The other TFLite route: builtin ops plus TensorFlow's own ops (Flex) for the loop."""
@@ -91,6 +66,40 @@ def tflite_with_flex(model, lower_tensor_lists=None):
     except RuntimeError as err:
         runs = re.search(r"Select TensorFlow op\(s\).*?before inference\.", str(err)).group(0)
     return flex_ops, runs
+
+
+# --8<-- [start:show]
+import importlib
+
+import keras
+import numpy as np
+
+# This machine has no GPU: tell Keras's TensorFlow backend it has one (private; for this demo
+# only), so the exported graph holds what a model exported on a GPU holds.
+tf_rnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
+tf_rnn._is_gpu_available = lambda: True
+
+def make(**lstm_args):
+    return keras.Sequential([keras.Input((5, 3)),
+                             keras.layers.Bidirectional(keras.layers.LSTM(4, **lstm_args)),
+                             keras.layers.Dense(1)])
+
+x = np.random.default_rng(0).normal(size=(2, 5, 3)).astype("float32")
+
+# try_export(model, name): exports the model to SavedModel, ONNX and TFLite and uses each
+# file on the CPU; tflite_with_flex(model): TFLite with TensorFlow's own ops (both above,
+# in the whole program)
+trained = make()                       # trained on a GPU: its LSTM uses cuDNN
+expected = trained(x).numpy()
+as_trained = try_export(trained, "model as trained")
+
+export_copy = make(use_cudnn=False)    # the fix: same layers without cuDNN ...
+export_copy.set_weights(trained.get_weights())  # ... and the trained weights
+fixed = try_export(export_copy, "copy with use_cudnn=False")
+
+tflite_copy = make(use_cudnn=False, unroll=True)  # TFLite's builtin ops need a fixed loop
+tflite_copy.set_weights(trained.get_weights())
+unrolled = try_export(tflite_copy, "copy, also unroll=True", formats=("TFLite",))
 
 flex_ops, flex_runs = tflite_with_flex(export_copy)
 flag_ops, _ = tflite_with_flex(export_copy, lower_tensor_lists=False)

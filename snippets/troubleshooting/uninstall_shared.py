@@ -8,7 +8,8 @@ import zipfile
 from pathlib import Path
 
 work = Path(tempfile.mkdtemp())
-# --8<-- [start:show]
+
+
 def wheel(name: str, text: str) -> Path:
     """A minimal wheel that installs nvidia_demo/cudnn/lib/libdemo.so.9 (one shared path)."""
     stem = name.replace("-", "_")  # a wheel's file name spells the project with underscores
@@ -24,6 +25,10 @@ def wheel(name: str, text: str) -> Path:
             z.writestr(name_in_wheel, content)
     return path
 
+
+# --8<-- [start:show]
+# wheel(name, text): a minimal wheel that installs nvidia_demo/cudnn/lib/libdemo.so.9, the one
+# path both wheels share (above, in the whole program)
 env = work / "env"
 subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
 pip = [sys.executable, "-m", "pip", "--python", str(env / "bin" / "python"),
