@@ -281,7 +281,9 @@ def test_spanish_pages_draw_their_charts_in_spanish_with_a_data_table(site):
 MAX_PAGE_BYTES = 250_000
 # The pages still above it, each with the ceiling it must not grow past: what is left is code
 # shown open, outputs, prose and the table of contents (Material writes it twice), all read.
-HEAVIER = {"troubleshooting": 255_000, "notebooks/rnn-lstm": 300_000}
+# Troubleshooting is just under (249,965 bytes in Spanish when this was written): its ceiling
+# leaves room for outputs whose length differs from one machine to the next.
+HEAVIER = {"troubleshooting": 252_000, "notebooks/rnn-lstm": 300_000}
 
 
 def test_no_reader_page_carries_what_it_loads_when_the_reader_gets_to_it(site):

@@ -5,6 +5,15 @@ to another device does not move them. PyTorch's "meta" device stands in for the 
 Run it as it is: python export_device.py
 """
 # snippet: timeout=120
+import torch
+
+
+def zeros_devices(program):
+    """The devices the exported graph makes its zeros on."""
+    return [str(node.kwargs["device"]) for node in program.graph.nodes
+            if node.target == torch.ops.aten.zeros.default]
+
+
 # --8<-- [start:show]
 import torch
 from torch import nn
@@ -27,11 +36,7 @@ class EncoderStateFromInput(Encoder):
         return torch.cat([h[-2], h[-1]], dim=1)
 
 
-def zeros_devices(program):
-    return [str(node.kwargs["device"]) for node in program.graph.nodes
-            if node.target == torch.ops.aten.zeros.default]
-
-
+# zeros_devices(program): the devices the graph's aten.zeros nodes make their zeros on (above)
 torch.manual_seed(0)
 x = torch.randn(4, 3, 9)
 other = "meta"  # on a GPU machine: "cuda"

@@ -6,21 +6,9 @@ the numbers a file gets without it. ONNX's reference runtime runs each file.
 Run it as it is: python gru_onnx_export.py (needs onnx and onnxscript)
 """
 # snippet: timeout=180
-# --8<-- [start:show]
-import io
-import warnings
-
 import numpy as np
 import onnx
-import torch
 from onnx.reference import ReferenceEvaluator
-
-warnings.filterwarnings("ignore")  # the exporters' notices; the numbers are the point
-torch.manual_seed(0)
-gru = torch.nn.GRU(4, 8, batch_first=True).eval()
-x = torch.randn(2, 5, 4)
-with torch.no_grad():
-    expected = gru(x)[0].numpy()
 
 
 def run(model: onnx.ModelProto) -> float:
@@ -31,9 +19,26 @@ def run(model: onnx.ModelProto) -> float:
 
 
 def gru_nodes(model: onnx.ModelProto) -> list:
+    """The file's GRU nodes."""
     return [n for n in model.graph.node if n.op_type == "GRU"]
 
 
+# --8<-- [start:show]
+import io
+import warnings
+
+import onnx
+import torch
+
+warnings.filterwarnings("ignore")  # the exporters' notices; the numbers are the point
+torch.manual_seed(0)
+gru = torch.nn.GRU(4, 8, batch_first=True).eval()
+x = torch.randn(2, 5, 4)
+with torch.no_grad():
+    expected = gru(x)[0].numpy()
+
+# run(model): the largest difference from PyTorch's output, the file run by ONNX's reference
+# runtime; gru_nodes(model): its GRU nodes (both above)
 for dynamo in (True, False):
     if dynamo:
         model = torch.onnx.export(gru, (x,), dynamo=True, verbose=False).model_proto

@@ -6,10 +6,25 @@ Run it as it is: python reproduce.py
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
-# --8<-- [start:show]
 import re
 
+# The sentence a search engine needs from each error.
+PATTERNS = {"use_cudnn": r"use_cudnn=True was specified[^\n]*?implementation\.",
+            "mask": r"You are passing a RNN mask[^\n]*?not supported\.",
+            "xla": r"No registered '\w+' OpKernel for \w+ devices compatible with node",
+            "xla_fit": r"graph __inference_(one_step_on_data)_.*?(No registered '\w+' OpKernel "
+                       r"for \w+ devices compatible with node)"}
+
+
+def print_sentences(errors):
+    """Print that sentence of each error (Keras colours its messages: strip that)."""
+    for name, pattern in PATTERNS.items():
+        text = re.sub(r"\x1b\[[0-9;]*m", "", errors[name])
+        found = re.search(pattern, text, re.S)
+        print(f"{name}: {': '.join(found.groups()) or found.group(0)}")
+
+
+# --8<-- [start:show]
 import numpy as np
 import tensorflow as tf
 import keras
@@ -65,19 +80,10 @@ try:
 except tf.errors.InvalidArgumentError as e:
     errors["xla_fit"] = e.message
 
-# Print the sentence a search engine needs from each (Keras colours its messages: strip that).
-patterns = {"use_cudnn": r"use_cudnn=True was specified[^\n]*?implementation\.",
-            "mask": r"You are passing a RNN mask[^\n]*?not supported\.",
-            "xla": r"No registered '\w+' OpKernel for \w+ devices compatible with node",
-            "xla_fit": r"graph __inference_(one_step_on_data)_.*?(No registered '\w+' OpKernel for "
-                       r"\w+ devices compatible with node)"}
-for name, pattern in patterns.items():
-    text = re.sub(r"\x1b\[[0-9;]*m", "", errors[name])
-    found = re.search(pattern, text, re.S)
-    print(f"{name}: {': '.join(found.groups()) or found.group(0)}")
+print_sentences(errors)  # the sentence a search engine needs from each (above)
 # --8<-- [end:show]
 
 # Self-checks: each error happened, with the text the troubleshooting page quotes.
-assert set(errors) == set(patterns), errors
+assert set(errors) == set(PATTERNS), errors
 assert "No registered 'CudnnRNNV3' OpKernel for XLA_" in errors["xla"]
 assert "one_step_on_data" in errors["xla_fit"] and "'CudnnRNNV3'" in errors["xla_fit"]
