@@ -31,13 +31,18 @@ HOOK = REPO / "pipeline" / "mkdocs_hook.py"
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 
 
-def _offline_env() -> dict[str, str]:
-    """The variables hooks/offline_build.py sets for the build: downloads go to a closed port."""
+def module_from(path: Path):
+    """A Python file that is not in a package (a hook, a benchmark, a report), imported."""
     import importlib.util
-    spec = importlib.util.spec_from_file_location("offline_build", REPO / "hooks" / "offline_build.py")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.OFFLINE
+    return module
+
+
+def _offline_env() -> dict[str, str]:
+    """The variables hooks/offline_build.py sets for the build: downloads go to a closed port."""
+    return module_from(REPO / "hooks" / "offline_build.py").OFFLINE
 
 
 OFFLINE = _offline_env()

@@ -142,21 +142,29 @@ PLANTS = {"tensorflow": _all_masks_reach_cudnn, "jax": _masks_keep_cudnn,
 
 
 @contextlib.contextmanager
-def planted(rule):
-    """The checker with one wrong rule: its probe's records rewritten by `rule` before
-    check_model reads them."""
+def _records_planted(rewrite):
+    """A checker whose probe's records are rewritten by `rewrite(records)` before check_model
+    reads them."""
     real = cudnn_check.probe_model
 
     def wrong(model, sample=None):
         records = real(model, sample)
-        for rec in records.values():
-            rule(rec)
+        rewrite(records)
         return records
     cudnn_check.probe_model = wrong
     try:
         yield
     finally:
         cudnn_check.probe_model = real
+
+
+def planted(rule):
+    """The checker with one wrong rule: each of its probe's records rewritten by `rule` before
+    check_model reads them."""
+    def each(records):
+        for rec in records.values():
+            rule(rec)
+    return _records_planted(each)
 
 
 # ----------------------------------------------------------------- generated models
@@ -479,23 +487,6 @@ def build_other(rng: random.Random, i: int, offset: int = 0):
             load = keras.models.load_model if KERAS2 else keras.saving.load_model
             model = load(os.path.join(d, "m" + suffix), compile=False)
     return model, described, directions, names, directions + companion
-
-
-@contextlib.contextmanager
-def _records_planted(rewrite):
-    """A checker whose probe's records are rewritten by `rewrite(records)` before check_model
-    reads them."""
-    real = cudnn_check.probe_model
-
-    def wrong(model, sample=None):
-        records = real(model, sample)
-        rewrite(records)
-        return records
-    cudnn_check.probe_model = wrong
-    try:
-        yield
-    finally:
-        cudnn_check.probe_model = real
 
 
 def _others_take_cudnn(records):

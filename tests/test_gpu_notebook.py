@@ -5,7 +5,6 @@ in its dry-run mode (`python -m pipeline.gpu_run --dry-run`). The archive it pac
 separate process; a failure at any step fails the test. The real repository is never written."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, module_from
 from pipeline import device
 
 NOTEBOOK = REPO / "notebooks" / "gpu_run.ipynb"
@@ -28,11 +27,7 @@ DRY_RUN_SNIPPETS = ["python/torch_cudnn.py", "troubleshooting/pytorch_cpu.py"]
 
 def _copy_project(dest: Path) -> Path:
     """This checkout as a fresh clone has it: benchmarks/build_speed.py's own copy_project."""
-    spec = importlib.util.spec_from_file_location("build_speed",
-                                                  REPO / "benchmarks" / "build_speed.py")
-    build_speed = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build_speed)
-    return build_speed.copy_project(dest)
+    return module_from(REPO / "benchmarks" / "build_speed.py").copy_project(dest)
 
 
 def _repo_results() -> list[tuple[str, int]]:

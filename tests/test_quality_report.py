@@ -2,17 +2,11 @@
 them."""
 from __future__ import annotations
 
-import importlib.util
-
-from conftest import REPO
+from conftest import REPO, module_from
 
 
 def _report():
-    spec = importlib.util.spec_from_file_location("lighthouse_report",
-                                                  REPO / "quality" / "lighthouse_report.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_from(REPO / "quality" / "lighthouse_report.py")
 
 
 def test_lighthouse_audits_pages_not_the_block_fragments_under_assets(tmp_path):

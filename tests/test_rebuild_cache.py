@@ -3,22 +3,17 @@ imports and a library file's answers are reused while their inputs are unchanged
 again when an input changes. Each is judged against the same work done from scratch."""
 from __future__ import annotations
 
-import importlib.util
 import os
 from types import SimpleNamespace
 
 from material.plugins.search.plugin import SearchIndex
 
-from conftest import REPO
+from conftest import REPO, module_from
 from pipeline import messages, snippets
 
 
 def _hook():
-    spec = importlib.util.spec_from_file_location("search_entries_cache",
-                                                  REPO / "hooks" / "search_entries_cache.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_from(REPO / "hooks" / "search_entries_cache.py")
 
 
 def _page(content: str, url: str = "page/") -> SimpleNamespace:

@@ -1,15 +1,12 @@
 """hooks/search_index.py: one search index per language, next to the combined one."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 
-from conftest import REPO
+from conftest import REPO, module_from
 
-spec = importlib.util.spec_from_file_location("search_index_hook", REPO / "hooks" / "search_index.py")
-hook = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(hook)
+hook = module_from(REPO / "hooks" / "search_index.py")
 
 PREFIXES = {"en": "", "es": "es/"}
 
