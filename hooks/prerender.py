@@ -1,8 +1,8 @@
 """MkDocs hook: diagrams and notebook pages rendered at build time, not in the reader's browser.
 
 - A ```dot fence (Graphviz) becomes an inline SVG: pipeline/diagrams.py.
-- Notebook pages get their math typeset and mkdocs-jupyter's CSS and scripts trimmed:
-  pipeline/notebook_html.py.
+- Notebook pages get their math typeset and mkdocs-jupyter's CSS and scripts trimmed, and its
+  stylesheets become files of the site: pipeline/notebook_html.py.
 Both go through pipeline/static_render.py (Node, with the libraries pinned in package-lock.json).
 A failure is logged as an error: the strict build fails, `make serve` keeps going.
 """
@@ -14,7 +14,10 @@ from pathlib import Path
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from mkdocs.utils import get_relative_url  # noqa: E402
+
 from pipeline import diagrams, notebook_html  # noqa: E402
+from pipeline.files import write_atomic  # noqa: E402
 from pipeline.static_render import StaticRenderError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.prerender")
@@ -31,7 +34,15 @@ def on_post_page(output, page, config):
     if not page.file.src_uri.endswith(".ipynb"):
         return output
     try:
-        return notebook_html.slim(output)
+        output = notebook_html.slim(output)
     except StaticRenderError as err:
         log.error("notebook page %s: %s", page.file.src_uri, err)
         return output
+    files: dict[str, str] = {}
+    output = notebook_html.styles_as_files(output, files,
+                                           lambda path: get_relative_url(path, page.url))
+    for path, css in files.items():  # named by their content: one already there is the same
+        target = Path(config["site_dir"]) / path
+        if not target.is_file():
+            write_atomic(target, css)
+    return output

@@ -10,6 +10,10 @@ mkdocs-jupyter puts into every notebook page:
   the site loads nothing from other hosts). Removed.
 - Its Pygments CSS a second time, written out as a Python list (a mkdocs-jupyter bug, so the
   browser drops it anyway). Removed.
+- The copy button's icon in full in every code cell: drawn once in the page, and shown by each.
+- Its stylesheets, inline in the page's body (Pygments' colours, the trimmed JupyterLab CSS):
+  `styles_as_files()` makes each a file of the site, named by its content (the English and the
+  Spanish notebook share them), linked where the block was, so the cascade is the same.
 The TeX in Markdown cells ($...$, $$...$$) is typeset by MathJax at build time into SVG with a
 hidden MathML copy for screen readers, so the page loads no MathJax (2 MB of JavaScript). The
 glyphs are defined once for the page (MathJax's global font cache, an <svg> at the end of the
@@ -18,6 +22,8 @@ no script of the page reads.
 """
 from __future__ import annotations
 
+import hashlib
+import html
 import re
 from pathlib import Path
 
@@ -58,6 +64,7 @@ def slim(page_html: str) -> str:
     """The notebook page `page_html` with its math typeset and its CSS and scripts trimmed."""
     soup = BeautifulSoup(page_html, "html.parser")
     _typeset_math(soup)
+    _share_copy_icon(soup)
     _drop_dead_scripts(soup)
     _purge_jupyter_css(soup)
     return soup.decode(formatter=_AsWritten())
@@ -88,6 +95,24 @@ def _typeset_math(soup: BeautifulSoup) -> None:
             soup.body.append(BeautifulSoup(answer["cache"], "html.parser"))
 
 
+COPY_ICON = "jp-copy-icon"
+
+
+def _share_copy_icon(soup: BeautifulSoup) -> None:
+    """Every code cell's copy button draws the same icon, written out in full each time (about a
+    kilobyte): the icon is drawn once, hidden, and each button shows it (<use>)."""
+    icons = soup.select("clipboard-copy svg.clipboard-copy-icon")
+    if not icons or len({icon.decode_contents() for icon in icons}) != 1:
+        return  # not mkdocs-jupyter's one icon: leave them as they are
+    sprite = BeautifulSoup(
+        f'<svg hidden><symbol id="{COPY_ICON}" viewBox="{icons[0].get("viewbox")}">'
+        f'{icons[0].decode_contents()}</symbol></svg>', "html.parser")
+    for icon in icons:
+        icon.clear()
+        icon.append(soup.new_tag("use", attrs={"href": f"#{COPY_ICON}"}))
+    soup.body.append(sprite)
+
+
 def _drop_dead_scripts(soup: BeautifulSoup) -> None:
     for script in soup.find_all("script"):
         text = script.string or ""
@@ -97,7 +122,9 @@ def _drop_dead_scripts(soup: BeautifulSoup) -> None:
                     and not soup.select_one(".jp-Mermaid"))):
             script.decompose()
     for style in soup.find_all("style"):
-        if (style.string or "").strip().startswith("['"):  # the Python list of Pygments CSS
+        text = (style.string or "").strip()
+        if (text.startswith("['")  # the Python list of Pygments CSS
+                or (".jp-RenderedMermaid" in text and not soup.select_one(".jp-Mermaid"))):
             style.decompose()
 
 
@@ -118,3 +145,22 @@ def _purge_jupyter_css(soup: BeautifulSoup) -> None:
     for (style, name), css in zip(blocks, kept):
         style.string = css
         style["data-purged-from"] = name
+
+
+STYLESHEETS = "assets/notebooks"  # where the build writes a notebook page's stylesheets
+BODY_STYLE = re.compile(r'<style type="text/css"(?P<attrs>[^>]*)>(?P<css>.*?)</style>', re.S)
+
+
+def styles_as_files(page_html: str, files: dict[str, str], relative) -> str:
+    """Each <style type="text/css"> block of the page's body replaced by a link to a file that
+    holds its CSS (`relative(site_path)`: its address from the page), keeping its attributes
+    (data-purged-from); `files` gets {site path: CSS}, for the hook to write."""
+    head, sep, body = page_html.partition("<body")
+
+    def link(m: re.Match) -> str:
+        css = m.group("css").strip() + "\n"
+        path = f"{STYLESHEETS}/{hashlib.sha256(css.encode()).hexdigest()[:16]}.css"
+        files[path] = css
+        return f'<link rel="stylesheet" href="{html.escape(relative(path))}"{m.group("attrs")}>'
+
+    return head + sep + BODY_STYLE.sub(link, body)

@@ -51,9 +51,13 @@ def slim_code(page_html: str) -> str:
 
 
 # A notebook's code cell (mkdocs-jupyter): its Pygments spans are styled by the notebook's own
-# stylesheet, which gives a Name no style and white space a colour it cannot show.
+# stylesheet, which gives names (a Name, a builtin, a module, a function, a class, an exception,
+# a magic variable) no style and white space a colour it cannot show; the site's CSS gives
+# punctuation and operators the code's own colour and weight, as in every other code block.
+# tests/test_browser.py asks Chromium, with the page's CSS, that each is painted as the code.
 NOTEBOOK_CODE = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre>)(.*?)(</pre>)', re.S)
-NOTEBOOK_PLAIN = re.compile(r'<span class="(?:n|w)">([^<]*)</span>')
+NOTEBOOK_PLAIN_CLASSES = ("n", "w", "p", "o", "nb", "nn", "nf", "nc", "ne", "bp", "vm")
+NOTEBOOK_PLAIN = re.compile(r'<span class="(?:%s)">([^<]*)</span>' % "|".join(NOTEBOOK_PLAIN_CLASSES))
 
 
 def slim_notebook_code(page_html: str) -> str:

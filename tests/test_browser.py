@@ -574,6 +574,36 @@ def test_the_code_spans_the_build_drops_had_the_codes_own_colour(open_tab, schem
     assert not differ, f"{scheme}: painted unlike the code ({colours['code']}): {differ}"
 
 
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_the_notebook_code_spans_the_build_drops_look_like_the_code_around_them(open_tab, scheme):
+    """slim_notebook_code() unwraps the spans of the token classes it names in a notebook's code
+    cells: only right if, with the notebook page's own CSS in Chromium, each such span has the
+    colour, weight, style and background of the code around it, in both palettes (white space:
+    the background and decoration, the only things of it that show). A keyword, a string and a
+    comment keep a look of their own: the check that the probe sees styles at all."""
+    from pipeline.page_weight import NOTEBOOK_PLAIN_CLASSES
+    tab = open_tab(path_of("en", NOTEBOOK_PAGES[0][1]))
+    tab.palette(scheme)
+    looks = tab.page.evaluate("""classes => {
+        const cell = document.querySelector(".jp-CodeCell .highlight-ipynb");
+        const box = cell.cloneNode(false);
+        box.innerHTML = "<pre>" + classes.map(c => `<span class="${c}">x</span>`).join("") + "</pre>";
+        cell.after(box);
+        const look = (e, ink) => { const s = getComputedStyle(e);
+            return [...(ink ? [s.color, s.fontWeight, s.fontStyle] : []), s.textDecorationLine,
+                    ["rgba(0, 0, 0, 0)", "transparent"].includes(s.backgroundColor) ? "" : "background"]
+                .join(" "); };
+        const pre = box.querySelector("pre");
+        return {code: look(pre, true), space: look(pre, false), spans: Object.fromEntries(
+            [...pre.querySelectorAll("span")].map(s => [s.className, look(s, s.className !== "w")]))};
+    }""", [*NOTEBOOK_PLAIN_CLASSES, "k", "s2", "c1"])
+    spans = looks["spans"]
+    assert all(spans[c] != looks["code"] for c in ("k", "s2", "c1")), looks
+    differ = {c: spans[c] for c in NOTEBOOK_PLAIN_CLASSES
+              if spans[c] != looks["space" if c == "w" else "code"]}
+    assert not differ, f"{scheme}: unlike the code ({looks['code']}): {differ}"
+
+
 # --- what the build renders instead of the browser (hooks/prerender.py) ---------------------
 
 @pytest.mark.parametrize("lang,url", DIAGRAM_PAGES, ids=page_ids(DIAGRAM_PAGES))
@@ -660,13 +690,16 @@ def test_notebook_css_trimmed_at_build_draws_what_the_full_css_draws(open_tab, l
     tab.settle()
     tab.palette(scheme)
     page = tab.page
-    trimmed = page.evaluate("[...document.querySelectorAll('style[data-purged-from]')]"
-                            ".map(s => [s.dataset.purgedFrom, s.textContent.length])")
-    assert len(trimmed) >= 2 and all(size < 100_000 for _, size in trimmed), \
-        f"{path}: trimmed CSS blocks {trimmed}"
+    # the trimmed CSS: stylesheets of the site the page links (pipeline/notebook_html.py)
+    trimmed = page.evaluate("""() => [...document.querySelectorAll('link[data-purged-from]')]
+        .map(l => [l.dataset.purgedFrom, [...l.sheet.cssRules].map(r => r.cssText).join('').length])""")
+    assert len(trimmed) >= 2 and all(0 < size < 100_000 for _, size in trimmed), \
+        f"{path}: trimmed CSS {trimmed}"
     elements, shot_before = page.evaluate(SNAPSHOT_STYLES), screenshot_pixels(page)
-    page.evaluate("""css => { for (const s of document.querySelectorAll('style[data-purged-from]'))
-                                 s.textContent = css[s.dataset.purgedFrom]; }""", jupyter_css())
+    page.evaluate("""css => { for (const link of document.querySelectorAll('link[data-purged-from]')) {
+                                 const full = document.createElement('style');
+                                 full.textContent = css[link.dataset.purgedFrom];
+                                 link.replaceWith(full); } }""", jupyter_css())
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     changed, shot_after = page.evaluate(CHANGED_STYLES), screenshot_pixels(page)
     assert elements > 100, f"{path}: {elements} notebook elements"
@@ -951,12 +984,16 @@ def test_the_notebook_uses_the_width_on_a_phone_and_its_tables_fit_on_a_desktop(
         const code = document.querySelector('.jp-CodeCell .highlight-ipynb pre');
         const line = [...code.querySelectorAll('span')].find(s => s.textContent.trim())
                      .getBoundingClientRect();
-        const button = code.closest('.jp-CodeCell').querySelector('clipboard-copy')
-                       .getBoundingClientRect();
+        const copy = code.closest('.jp-CodeCell').querySelector('clipboard-copy');
+        const button = copy.getBoundingClientRect();
+        const icon = copy.querySelector('svg').getBBox();  // what its icon draws (a <use>)
         return {article: article.width, prose: prose.width, code: code.getBoundingClientRect().width,
-                overlap: button.bottom > line.top + 1 && button.top < line.bottom - 1};
+                overlap: button.bottom > line.top + 1 && button.top < line.bottom - 1,
+                icon: [icon.width, icon.height]};
     }""")
     problems = []
+    if min(phone["icon"]) < 10:
+        problems.append(f"the copy button's icon draws {phone['icon']} (of 16 by 16)")
     if phone["prose"] < 0.9 * phone["article"]:
         problems.append(f"prose {phone['prose']:.0f} px wide in a {phone['article']:.0f} px column")
     if phone["code"] < 0.85 * phone["article"]:

@@ -207,9 +207,13 @@ def test_the_build_sends_downloads_to_a_closed_port():
     assert proc.stdout.split() == ["ConnectionRefusedError", "111"], proc.stdout + proc.stderr
 
 
-def page(site, lang):
+def page_file(site, lang) -> Path:
     out, _ = site
-    return (out / ("es/" if lang == "es" else "") / "notebooks" / "rnn-lstm" / "index.html").read_text()
+    return out / ("es/" if lang == "es" else "") / "notebooks" / "rnn-lstm" / "index.html"
+
+
+def page(site, lang):
+    return page_file(site, lang).read_text()
 
 
 def test_second_build_takes_both_notebooks_from_the_cache(site):
@@ -250,8 +254,9 @@ def test_built_page_keeps_the_share_of_jupyter_css_the_site_page_states(site, la
     assert stated, f"{doc}: the sentence with the two CSS sizes is gone"
     stated_kept, stated_full = map(int, stated.groups())
     full = jupyter_css()
-    kept = dict(re.findall(r'<style[^>]*data-purged-from="([^"]+)"[^>]*>(.*?)</style>',
-                           page(site, lang), re.S))
+    folder = page_file(site, lang).parent  # the trimmed CSS: files of the site the page links
+    kept = {name: (folder / href).read_text(encoding="utf-8") for href, name in re.findall(
+        r'<link rel="stylesheet" href="([^"]+)" data-purged-from="([^"]+)">', page(site, lang))}
     assert set(kept) == {"index.css", "theme-light.css"}
     full_kb = sum(len(full[name].encode()) for name in kept) / 1000
     kept_kb = sum(len(css.encode()) for css in kept.values()) / 1000

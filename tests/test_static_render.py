@@ -178,6 +178,49 @@ def test_custom_properties_read_by_the_pages_other_css_are_kept():
     assert "--jp-mirror-editor-keyword-color:" not in purged(dropped, "theme-light.css")
 
 
+ICON = ('<svg aria-hidden="true" class="clipboard-copy-icon" height="20" viewBox="0 0 16 16" '
+        'width="20"><path d="M0 6.75C0 5.784.784 5 1.75 5h1.5" fill="currentColor"></path></svg>')
+
+
+def copy_button(icon: str = ICON) -> str:
+    return f'<clipboard-copy for="cell-1"><div>{icon}</div></clipboard-copy>'
+
+
+def test_the_copy_icon_is_drawn_once_and_shown_by_every_button():
+    page = notebook_html.slim(notebook_page("<p>x</p>", code_cell=copy_button() * 3))
+    assert page.count("M0 6.75C0") == 1  # the path, once, in a hidden symbol
+    symbol = re.search(r'<svg hidden=""><symbol id="([^"]+)" viewbox="0 0 16 16">', page, re.I)
+    assert symbol, page[-600:]
+    assert page.count(f'<use href="#{symbol.group(1)}"></use>') == 3
+    assert page.count('class="clipboard-copy-icon"') == 3  # each button keeps its sized <svg>
+
+
+def test_copy_icons_that_differ_are_left_as_they_are():
+    other = ICON.replace("M0 6.75", "M1 2")
+    page = notebook_html.slim(notebook_page("<p>x</p>", code_cell=copy_button() + copy_button(other)))
+    assert "<use" not in page and "M0 6.75" in page and "M1 2" in page
+
+
+def test_the_body_stylesheets_become_files_named_by_content_linked_in_place():
+    page = notebook_html.slim(notebook_page("<p>x</p>"))
+    files: dict[str, str] = {}
+    linked = notebook_html.styles_as_files(page, files, lambda path: f"../../{path}")
+    assert "<style" not in linked.partition("<body")[2]
+    links = re.findall(r'<link rel="stylesheet" href="\.\./\.\./([^"]+)"( data-purged-from="[^"]+")?>',
+                       linked)
+    assert [name for _, name in links] == [' data-purged-from="index.css"',
+                                           ' data-purged-from="theme-light.css"']
+    assert set(files) == {path for path, _ in links}
+    assert files[links[0][0]].strip() == purged(page, "index.css").strip()
+    # the same CSS in another page (the other language) is the same file
+    again: dict[str, str] = {}
+    notebook_html.styles_as_files(page.replace("<p>x</p>", "<p>y</p>"), again, lambda path: path)
+    assert again == files
+    # the head's style blocks (the site's, MathJax's) stay where they are
+    head_style = page.replace("<head>", "<head><style>p { color: red }</style>")
+    assert "<style>p { color: red }</style>" in notebook_html.styles_as_files(head_style, {}, str)
+
+
 # --- the Node bridge -------------------------------------------------------------------------
 
 def test_a_corrupted_cache_entry_is_rendered_again(tmp_path, monkeypatch):
