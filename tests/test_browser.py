@@ -239,24 +239,37 @@ def test_language_selector_lands_on_the_same_page(open_tab, lang, url):
 RESULTS = ".md-search-result__list > li.md-search-result__item > a"
 
 
+# The box emptied as a key does (Material searches on keyup) and its list gone: whether the box
+# had the focus. Test plumbing, so that a result is never a previous query's: one call, where
+# Playwright's fill, press and wait took three.
+CLEAR = """results => new Promise((done, fail) => {
+  const box = document.querySelector("input.md-search__input"), start = performance.now();
+  box.value = "";
+  box.dispatchEvent(new KeyboardEvent("keyup", {key: "End", bubbles: true}));
+  const gone = () => document.querySelectorAll(results).length === 0
+    ? done(box === document.activeElement)
+    : performance.now() - start > 15000 ? fail(new Error("the results stay after emptying the box"))
+    : requestAnimationFrame(gone);
+  gone();
+})"""
+# Every result link's address, once there are some (null until then).
+LINKS = "s => { const a = [...document.querySelectorAll(s)]; return a.length ? a.map(l => l.getAttribute('href')) : null; }"
+
+
 def search(page, query: str) -> tuple[list, str]:
     """Type `query` into Material's search box as a reader pastes it. Returns this query's result
     links (split URLs), never a previous query's, and what the page showed when none came.
-    Material searches on keyup: the box is first cleared with a key (its list empties), then
-    filled and sent with one key. Where no result comes in 15 s the key is pressed once more, as a
-    reader would, with a warning that shows the page's state; no result after that fails."""
+    The box is first emptied (CLEAR), then filled and sent with one key. Where no result comes
+    in 15 s the key is pressed once more, as a reader would, with a warning that shows the
+    page's state; no result after that fails."""
     box = page.locator("input.md-search__input")
-    results = page.locator(RESULTS)
-    box.click()
-    box.fill("")
-    box.press("End")
-    page.wait_for_function("s => document.querySelectorAll(s).length === 0", arg=RESULTS,
-                           timeout=15_000)
+    if not page.evaluate(CLEAR, RESULTS):  # a reader's click into the box, the first time
+        box.click()
     box.fill(query)
     for attempt in (1, 2):
         box.press("End")
         try:
-            results.first.wait_for(timeout=15_000)
+            hrefs = page.wait_for_function(LINKS, arg=RESULTS, timeout=15_000).json_value()
             break
         except PlaywrightTimeout:
             state = page.evaluate("""() => ({
@@ -268,7 +281,7 @@ def search(page, query: str) -> tuple[list, str]:
             if attempt == 2:
                 return [], f"no result ({state})"
             warnings.warn(f"search {query!r}: no result in 15 s, pressing a key again ({state})")
-    return [urlsplit(a.get_attribute("href")) for a in results.all()], ""
+    return [urlsplit(href) for href in hrefs], ""
 
 
 @pytest.mark.parametrize("lang", LANGS)
