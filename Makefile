@@ -36,16 +36,19 @@ bench-build: $(SITE_STAMP) $(NODE_TOOLS)  ## cold/warm build times and re-execut
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade "pip==25.3" "uv==0.13.9"
+	$(BIN)/python -m pip install --quiet --upgrade "pip==25.3"
+
+$(BIN)/uv: | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet "uv==0.13.9"
 
 # uv installs the pinned requirements: on the 2-core machine 55 s instead of pip's 130 s (it
 # downloads and unpacks in parallel). The package sources are the ones the requirements files
 # name, every one asked for every package, as pip does (--index-strategy). Bytecode is compiled
 # at install, as pip does: snippets run with PYTHONDONTWRITEBYTECODE=1 and would otherwise
 # compile TensorFlow's modules each time.
-UV_INSTALL = $(BIN)/python -m uv pip install --quiet --python $(BIN)/python --compile-bytecode \
+UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode \
 	--index-strategy unsafe-best-match
-$(SITE_STAMP): requirements.txt | $(VENV)/bin/python
+$(SITE_STAMP): requirements.txt | $(BIN)/uv
 	$(UV_INSTALL) -r requirements.txt
 	touch $@
 
