@@ -608,10 +608,11 @@ def on_page_content(content, page, config, files):
 
 def on_post_page(output, page, config):
     """The files the page names (pipeline/page_programs.py, pipeline/page_weight.py), written
-    into the site: each is named by its content, so one already there is the same file."""
+    into the site: each is named by its content, so one already there is the same file. The
+    page's indentation goes (page_weight.collapse_white_space)."""
     site = Path(config["site_dir"])
     for path, text in _state["page_files"].pop(page.file.src_uri, {}).items():
         target = site / path
         if not target.is_file():
             write_atomic(target, text)
-    return output
+    return page_weight.collapse_white_space(output)

@@ -19,6 +19,11 @@
   style): those spans go, their text stays. The text a reader reads and copies is the
   same, character for character; only the markup shrinks (a third of a code block's bytes).
 
+- `collapse_white_space()`: the indentation of the page's HTML (Material's templates indent every
+  line of the navigation and the table of contents), outside the elements that keep their white
+  space (KEEPS_WHITE_SPACE): a run of white space there is drawn as one space, so htmlmin writes
+  one.
+
 `tests/built_pages.py` reads a built page as the browser shows it once every block is opened;
 `tests/test_reader_pages.py` weighs the pages.
 """
@@ -27,6 +32,8 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+
+import htmlmin
 
 BLOCKS = "assets/blocks"  # where the build writes the code blocks a page loads when shown
 CHARTS = "assets/charts"  # and the charts it loads when they come near the screen
@@ -123,3 +130,19 @@ def defer_charts(page_html: str, files: dict[str, str], relative) -> str:
         return (f'{m.group(1)}<div class="deferred-chart" '
                 f'data-deferred-src="{html.escape(relative(path))}"{ratio}></div>{m.group(3)}')
     return CHART_BOX.sub(replace, page_html)
+
+
+# Elements whose white space a reader sees: <pre> and <textarea> by HTML's rules, <code> and <kbd>
+# by Material's CSS (white-space: pre-wrap), a diagram's SVG <text> (Graphviz writes
+# xml:space="preserve"). tests/test_browser.py checks the list against the computed style of
+# every element of the built pages.
+KEEPS_WHITE_SPACE = ("pre", "textarea", "code", "kbd", "text")
+
+
+def collapse_white_space(page_html: str) -> str:
+    """Each run of white space outside KEEPS_WHITE_SPACE written as one character (htmlmin):
+    nothing else of the page changes (attributes, quotes, entities and comments as written)."""
+    return htmlmin.minify(page_html, remove_comments=False, remove_empty_space=False,
+                          remove_all_empty_space=False, reduce_empty_attributes=False,
+                          reduce_boolean_attributes=False, remove_optional_attribute_quotes=False,
+                          convert_charrefs=False, keep_pre=False, pre_tags=KEEPS_WHITE_SPACE)

@@ -206,6 +206,16 @@ def test_page_loads_cleanly_and_fits_a_phone(open_tab, lang, url):
         .map(c => c.textContent)""")
     if broken:
         problems.append(f"code broken across lines in table cells: {broken[:6]}")
+    # The build writes each run of white space as one, except in the elements that keep theirs
+    # (pipeline/page_weight.py): no other element of the page draws its white space as written.
+    from pipeline.page_weight import KEEPS_WHITE_SPACE
+    shown = tab.page.evaluate("""tags => [...document.body.querySelectorAll('*')]
+        .filter(e => !/^(normal|nowrap)$/.test(getComputedStyle(e).whiteSpace)
+                     && !e.closest(tags.join(',')) && [...e.childNodes].some(n => n.nodeType === 3))
+        .map(e => e.tagName.toLowerCase() + [...e.classList].map(c => '.' + c).join('') + ' '
+                  + getComputedStyle(e).whiteSpace)""", list(KEEPS_WHITE_SPACE))
+    if shown:
+        problems.append(f"white space drawn as written outside {KEEPS_WHITE_SPACE}: {shown[:6]}")
     assert not problems, report(path, problems)
 
 

@@ -279,16 +279,11 @@ def test_spanish_pages_draw_their_charts_in_spanish_with_a_data_table(site):
 # --- what a page weighs -------------------------------------------------------------------------
 
 MAX_PAGE_BYTES = 250_000
-# The pages still above it, each with the ceiling it must not grow past: what is left is code
-# shown open, outputs, prose and the table of contents (Material writes it twice), all read.
-# Troubleshooting is just under (249,965 bytes in Spanish when this was written): its ceiling
-# leaves room for outputs whose length differs from one machine to the next.
-HEAVIER = {"troubleshooting": 252_000}
 STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)"')
 
 
 def test_no_reader_page_carries_what_it_loads_when_the_reader_gets_to_it(site):
-    """A reader page's HTML stays under 250 KB (or the ceiling HEAVIER gives it): programs to
+    """A reader page's HTML stays under 250 KB: programs to
     copy, code of collapsed blocks and charts are files of the site the page loads when the
     reader gets to them (tests/built_pages.py), a notebook's stylesheets are files too, and
     every file a page names is there."""
@@ -297,12 +292,10 @@ def test_no_reader_page_carries_what_it_loads_when_the_reader_gets_to_it(site):
              and p.parent.name != "assets"]
     assert len(pages) >= 24, len(pages)
     for page in pages:
-        name = page.parent.relative_to(site).as_posix().removeprefix("es").strip("/")
         size = page.stat().st_size
         biggest = max(biggest, (size, str(page.relative_to(site))))
-        limit = HEAVIER.get(name, MAX_PAGE_BYTES)
-        if size > limit:
-            problems.append(f"{page.relative_to(site)}: {size} bytes, over {limit}")
+        if size > MAX_PAGE_BYTES:
+            problems.append(f"{page.relative_to(site)}: {size} bytes, over {MAX_PAGE_BYTES}")
         missing = [f for f in deferred(page) if not f.is_file()]
         text = page.read_text(encoding="utf-8")
         missing += [served(page, a) for a in PROGRAM_FILE.findall(text) + STYLESHEET.findall(text)
