@@ -44,10 +44,12 @@ HIGHLIGHT = re.compile(r'<div class="(?P<cls>[^"]*\bhighlight\b[^"]*)"[^>]*>.*?<
 DETAILS = re.compile(r"<(/?)details\b([^>]*)>")
 CODE = re.compile(r"(<pre\b[^>]*>(?:<span></span>)?<code\b[^>]*>)(.*?)(</code></pre>)", re.S)
 # A token whose colour is the code's own (Name, Keyword.Constant: --md-code-hl-name-color is
-# --md-code-fg-color in both of Material's palettes; Punctuation and Operator: the site's CSS
-# gives them that colour) or that has no style (white space). tests/test_browser.py asks
-# Chromium, with the site's CSS, that each has the code's colour in both palettes.
-PLAIN_CLASSES = ("n", "kc", "w", "p", "o")
+# --md-code-fg-color in both of Material's palettes; Punctuation, Operator and Operator.Word:
+# the site's CSS gives them that colour) or that Material does not style (white space, a
+# string's prefix such as f, a magic function or variable such as __init__ or __name__).
+# tests/test_browser.py asks Chromium, with the site's CSS, that each has the code's colour in
+# both palettes.
+PLAIN_CLASSES = ("n", "kc", "w", "p", "o", "ow", "sa", "fm", "vm")
 PLAIN_TOKEN = re.compile(r'<span class="(?:%s)">([^<]*)</span>' % "|".join(PLAIN_CLASSES))
 
 
