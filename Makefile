@@ -38,16 +38,29 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip==25.3"
 
-# pip, not uv: nvidia-cudnn-cu12 and nvidia-cudnn-cu13 both write site-packages/nvidia/cudnn,
-# and the wheel installed last owns those files. pip installs in a fixed order; uv installs in
-# parallel, and on one fresh clone in two the cu13 wheel's 9.24 headers won (tests/test_cudnn_c.py
-# failed). Faster set-up needs that overlap settled first.
-$(SITE_STAMP): requirements.txt | $(VENV)/bin/python
-	$(BIN)/pip install --quiet -r requirements.txt
+$(BIN)/uv: | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet "uv==0.13.9"
+
+# uv installs the pinned requirements: on the 2-core machine about 55 s instead of pip's 130 s (it
+# downloads and unpacks in parallel). The package sources are the ones the requirements files
+# name, every one asked for every package, as pip does (--index-strategy). Bytecode is compiled
+# at install, as pip does: snippets run with PYTHONDONTWRITEBYTECODE=1 and would otherwise
+# compile TensorFlow's modules each time.
+UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode \
+	--index-strategy unsafe-best-match
+# nvidia-cudnn-cu12 (ours) and nvidia-cudnn-cu13 (PyTorch's pin) both write
+# site-packages/nvidia/cudnn, and the wheel written last owns those files. uv writes wheels in
+# parallel, so which one won changed from one fresh clone to the next. The cu12 wheel is written
+# again on its own, last: its headers and libraries are the ones on disk, on every machine
+# (tests/test_troubleshooting.py checks that the page names the owner).
+CUDNN12_PIN = $(shell grep '^nvidia-cudnn-cu12==' requirements.txt)
+$(SITE_STAMP): requirements.txt | $(BIN)/uv
+	$(UV_INSTALL) -r requirements.txt
+	$(UV_INSTALL) --no-deps --reinstall-package nvidia-cudnn-cu12 "$(CUDNN12_PIN)"
 	touch $@
 
 $(TEST_STAMP): requirements-test.txt $(SITE_STAMP)
-	$(BIN)/pip install --quiet -r requirements-test.txt
+	$(UV_INSTALL) -r requirements-test.txt
 	touch $@
 
 # The JavaScript libraries the build runs in Node (pipeline/static_render.mjs: diagrams, math, CSS),
