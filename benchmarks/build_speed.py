@@ -99,7 +99,10 @@ def rebuild_figures() -> int:
     with tempfile.TemporaryDirectory(prefix="build-speed-") as tmp:
         root = copy_project(Path(tmp) / "project")
         if (REPO / ".cache").is_dir():
-            shutil.copytree(REPO / ".cache", root / ".cache", symlinks=True)
+            # Not the other releases' installed environments (gigabytes): no build reads them.
+            envs = REPO / ".cache" / "versions"
+            shutil.copytree(REPO / ".cache", root / ".cache", symlinks=True,
+                            ignore=lambda d, names: ["envs"] if Path(d) == envs else [])
         off, executed = build(root, SNIPPETS_EXECUTE="0")
         first, again = serve_rebuild(root)
     print(f"build, execution off (fresh process) {off:7.1f} s  ({executed} executed)")
