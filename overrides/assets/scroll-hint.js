@@ -5,10 +5,16 @@
 // resized. A Markdown table's box is made by Material's script when the page loads: it takes
 // the words its table carries (data-scroll-hint-words), after Material has wrapped it.
 (() => {
-  const mark = box =>
-    box.toggleAttribute("data-overflowing", box.scrollWidth > box.clientWidth + 1);
+  // Every width is read before any mark is written: a read after a write would make the browser
+  // lay the page out again, once per box (a long task on a long page).
+  const mark = boxes => {
+    const over = boxes.map(box => box.scrollWidth > box.clientWidth + 1);
+    boxes.forEach((box, i) => box.toggleAttribute("data-overflowing", over[i]));
+  };
+  // A ResizeObserver reports each box once it is laid out (and again on each resize), when the
+  // browser has the widths at hand: nothing is measured while the page is still being built.
   const watch = "ResizeObserver" in window
-    ? new ResizeObserver(entries => entries.forEach(entry => mark(entry.target)))
+    ? new ResizeObserver(entries => mark(entries.map(entry => entry.target)))
     : null;
   const seen = new WeakSet();
   const setUp = () => {
@@ -17,17 +23,15 @@
       if (table && !box.hasAttribute("data-scroll-hint"))
         box.setAttribute("data-scroll-hint", table.dataset.scrollHintWords);
     });
-    document.querySelectorAll("[data-scroll-hint]").forEach(box => {
-      if (seen.has(box)) return;
-      seen.add(box);
-      mark(box);
-      if (watch) watch.observe(box);
-    });
+    const added = [...document.querySelectorAll("[data-scroll-hint]")].filter(box => !seen.has(box));
+    added.forEach(box => seen.add(box));
+    if (watch) added.forEach(box => watch.observe(box));
+    else mark(added);
   };
   setUp();
   // Material wraps the tables when its document$ emits (after this script has run).
   if (window.document$) window.document$.subscribe(setUp);
   else document.addEventListener("DOMContentLoaded", setUp);
   if (!watch) window.addEventListener("resize", () =>
-    document.querySelectorAll("[data-scroll-hint]").forEach(mark));
+    mark([...document.querySelectorAll("[data-scroll-hint]")]));
 })();
