@@ -16,7 +16,7 @@ With --clone, instead, what CI itself does, in its parts: a fresh `git clone` of
 checkout's HEAD (committed work only), its set-up from empty package caches (the make targets
 `make test` needs: .venv from the pinned requirements, the Node packages), then `make test`;
 it prints the set-up, the snippets that run first, the tests after them and the total, against
-CI's limit of 15 minutes.
+CI's limit of 15 minutes, and the tests that failed, if any.
 
     python benchmarks/ci_time.py            # snippets only (about 5 minutes on 2 cores)
     python benchmarks/ci_time.py --tests    # and the test suite (about 15 more)
@@ -25,6 +25,7 @@ CI's limit of 15 minutes.
 from __future__ import annotations
 
 import argparse
+import getpass
 import os
 import shutil
 import statistics
@@ -109,22 +110,27 @@ def clone_figures(tmp: Path) -> int:
     """.ci/run's work on a fresh clone, timed in parts. The package caches are empty folders
     under `tmp`, so every package is downloaded, as on a fresh machine. The snippets' part ends
     when the test session's snippet fixture (tests/conftest.py) writes snippets-ran.txt."""
-    clone, basetemp = tmp / "clone", tmp / "pytest"
+    clone = tmp / "clone"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env.update(CI="true", UV_CACHE_DIR=str(tmp / "uv-cache"), PIP_NO_CACHE_DIR="1",
-               npm_config_cache=str(tmp / "npm-cache"),
-               PYTEST_ADDOPTS=f"--basetemp={basetemp}")
+    # Only the set-up gets the empty caches: the tests run in the environment CI gives them.
+    setup_env = {**env, "UV_CACHE_DIR": str(tmp / "uv-cache"), "PIP_NO_CACHE_DIR": "1",
+                 "npm_config_cache": str(tmp / "npm-cache")}
     start = time.time()
-    setup = subprocess.run(["make", *SETUP_TARGETS], cwd=clone, env=env, capture_output=True,
-                           text=True)
+    setup = subprocess.run(["make", *SETUP_TARGETS], cwd=clone, env=setup_env,
+                           capture_output=True, text=True)
     if setup.returncode:
         sys.exit(f"the set-up failed (exit {setup.returncode}):\n{setup.stderr[-3000:]}")
     tests_start = time.time()
-    proc = subprocess.run(["make", "test"], cwd=clone, env=env, capture_output=True, text=True)
+    proc = subprocess.run(["make", "test"], cwd=clone, env={**env, "CI": "true"},
+                          capture_output=True, text=True)
     end = time.time()
-    ran = basetemp / "snippets-ran.txt"
-    snippets_end = ran.stat().st_mtime if ran.is_file() else None
+    # The session's own temporary folder (pytest's default, not one set here: tests run pytest
+    # again, and a --basetemp they inherited would empty the session's folder).
+    runs = Path(tempfile.gettempdir()) / f"pytest-of-{getpass.getuser()}"
+    marks = [m.stat().st_mtime for m in runs.glob("pytest-*/snippets-ran.txt")
+             if tests_start <= m.stat().st_mtime <= end]
+    snippets_end = min(marks) if marks else None
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "no output"
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone,
                           capture_output=True, text=True).stdout.strip()
@@ -138,6 +144,9 @@ def clone_figures(tmp: Path) -> int:
     total = end - start
     print(f"total                      {total:7.1f} s   (limit {CI_LIMIT} s: "
           f"{'met' if total <= CI_LIMIT else 'MISSED'}; make test exit {proc.returncode}: {last})")
+    for line in proc.stdout.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            print(f"  {line}")
     return 0 if proc.returncode == 0 else 1
 
 
