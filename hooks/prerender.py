@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from mkdocs.utils import get_relative_url  # noqa: E402
 
 from pipeline import diagrams, notebook_html  # noqa: E402
-from pipeline.files import write_atomic  # noqa: E402
+from pipeline.files import write_named_by_content  # noqa: E402
 from pipeline.static_render import StaticRenderError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.prerender")
@@ -41,8 +41,5 @@ def on_post_page(output, page, config):
     files: dict[str, str] = {}
     output = notebook_html.styles_as_files(output, files,
                                            lambda path: get_relative_url(path, page.url))
-    for path, css in files.items():  # named by their content: one already there is the same
-        target = Path(config["site_dir"]) / path
-        if not target.is_file():
-            write_atomic(target, css)
+    write_named_by_content(Path(config["site_dir"]), files)
     return output

@@ -22,3 +22,13 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_named_by_content(site: Path, files: dict[str, str]) -> None:
+    """Write each {path under site: text} a page names. Each file is named by its content (a
+    hash in its name), so one already there is the same file and is left as it is: pages that
+    share it write it once."""
+    for path, text in files.items():
+        target = site / path
+        if not target.is_file():
+            write_atomic(target, text)

@@ -63,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pipeline import (background, charts, measured, messages, page_programs,  # noqa: E402
                       page_weight, published, records, release_numbers, runner, startup_noise,
                       version_claims)
-from pipeline.files import write_atomic  # noqa: E402
+from pipeline.files import write_named_by_content  # noqa: E402
 from pipeline.snippets import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -610,9 +610,6 @@ def on_post_page(output, page, config):
     """The files the page names (pipeline/page_programs.py, pipeline/page_weight.py), written
     into the site: each is named by its content, so one already there is the same file. The
     page's indentation goes (page_weight.collapse_white_space)."""
-    site = Path(config["site_dir"])
-    for path, text in _state["page_files"].pop(page.file.src_uri, {}).items():
-        target = site / path
-        if not target.is_file():
-            write_atomic(target, text)
+    write_named_by_content(Path(config["site_dir"]),
+                           _state["page_files"].pop(page.file.src_uri, {}))
     return page_weight.collapse_white_space(output)
