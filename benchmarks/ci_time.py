@@ -147,6 +147,9 @@ def clone_figures(tmp: Path) -> int:
     for line in proc.stdout.splitlines():
         if line.startswith(("FAILED ", "ERROR ")):
             print(f"  {line}")
+    if proc.returncode and "= FAILURES =" in proc.stdout:  # what each failure printed, in short
+        failures = proc.stdout.split("= FAILURES =", 1)[1].split("short test summary info")[0]
+        print(failures[:12000])
     return 0 if proc.returncode == 0 else 1
 
 
