@@ -28,7 +28,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 LINKCHECKERRC = REPO / "quality" / "linkcheckerrc"
-LINKCHECKER = Path(sys.executable).with_name("linkchecker")
+# LinkChecker's command, as its console script runs it, except that started as root it keeps
+# root's rights: it would drop to the user nobody, who cannot read its own package or this
+# checkout when they lie in a private folder (a temporary directory, /root). It reads only what
+# the test's own server serves.
+LINKCHECKER = [sys.executable, "-c", "import sys; from linkcheck.command import linkchecker as c; "
+               "c.drop_privileges = lambda: None; sys.argv[0] = 'linkchecker'; "
+               "sys.exit(c.linkchecker())"]
 # LinkChecker loads plugins from $XDG_DATA_HOME/linkchecker/plugins: there, a module that has
 # AnchorCheck parse each page once (quality/linkchecker/plugins/anchor_check_once_per_page.py).
 PLUGINS_HOME = REPO / "quality"
@@ -98,7 +104,7 @@ def check_links(root: Path, start_paths: tuple[str, ...] = ("/",), prefix: str =
         if rest:
             runs.append((rest, [f"^{re.escape(base + tree)}" for tree in apart]))
         procs = [subprocess.Popen(
-            [str(LINKCHECKER), "-f", str(LINKCHECKERRC), "--no-status", "--verbose",
+            [*LINKCHECKER, "-f", str(LINKCHECKERRC), "--no-status", "--verbose",
              "-o", "csv/utf-8", *(f"--no-follow-url={rx}" for rx in no_follow),
              *(base + s for s in starts)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",

@@ -23,7 +23,8 @@
       if (table && !box.hasAttribute("data-scroll-hint"))
         box.setAttribute("data-scroll-hint", table.dataset.scrollHintWords);
     });
-    const added = [...document.querySelectorAll("[data-scroll-hint]")].filter(box => !seen.has(box));
+    const added = [...document.querySelectorAll("[data-scroll-hint]")]
+      .filter(box => !seen.has(box));
     added.forEach(box => seen.add(box));
     if (watch) added.forEach(box => watch.observe(box));
     else mark(added);
