@@ -32,11 +32,12 @@ def model_fit(batch):
         except tf.errors.InvalidArgumentError as err:
             return "InvalidArgumentError: " + err.message.split("[")[1].split(".")[0]
 
-print('fit on padding="post":', model_fit(post))
-print('fit on padding="pre": ', model_fit(pre))
+fit_post, fit_pre = model_fit(post), model_fit(pre)
+print('fit on padding="post":', fit_post)
+print('fit on padding="pre": ', fit_pre)
 # --8<-- [end:show]
 assert check_mask(post, padding_value=0) == []
 assert [f.criterion for f in check_mask(pre, padding_value=0)] == ["mask_right_padded"]
 assert [f.criterion for f in check_mask([[True, True], [False, False]])] == ["mask_fully_masked"]
-assert model_fit(post) == "trains, cuDNN called: True"
-assert model_fit(pre).startswith("InvalidArgumentError: You are passing a RNN mask")
+assert fit_post == "trains, cuDNN called: True"
+assert fit_pre.startswith("InvalidArgumentError: You are passing a RNN mask")
