@@ -106,6 +106,23 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest as found
 
 
+def checker_here(*args) -> subprocess.CompletedProcess:
+    """snippets/cudnn_check.py's command line (its main()) in this test process, with what it
+    printed and its exit status, as `python cudnn_check.py ARGS` gives them: a test process that
+    already runs Keras on TensorFlow saves a second import of both (seconds each).
+    tests/test_cudnn_check.py checks that both give the same answer."""
+    import contextlib
+    import io
+    sys.path.insert(0, str(REPO / "snippets"))
+    import cudnn_check
+    out, err = io.StringIO(), io.StringIO()
+    argv = list(map(str, args))
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        returncode = cudnn_check.main(argv)
+    return subprocess.CompletedProcess(["cudnn_check.py", *argv], returncode, out.getvalue(),
+                                       err.getvalue())
+
+
 def executed_count(build_log: str) -> int:
     """Sum of 'snippets: N executed' over a build's log (one line per language pass)."""
     import re

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO
+from conftest import REPO, checker_here
 
 sys.path.insert(0, str(REPO / "snippets"))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -353,6 +353,17 @@ def cli(*args, cwd=None, backend="tensorflow"):
                           env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "KERAS_BACKEND": backend})
 
 
+def test_checker_here_answers_as_the_command_line(saved):
+    """checker_here (the command line's main() in this process, which runs Keras on
+    TensorFlow) is a faithful stand-in for the program run as a reader runs it: the same output
+    and exit status on the same saved model. The tests that need a fresh process (another
+    backend, bad input, the exit status of `python cudnn_check.py`) use `cli`."""
+    assert keras.backend.backend() == "tensorflow" and not cudnn_check._legacy_keras()
+    here, there = checker_here(saved / "bad.keras"), cli(saved / "bad.keras")
+    assert (here.returncode, here.stdout) == (there.returncode, there.stdout), (here, there)
+    assert here.returncode == 1 and "recurrent_dropout" in here.stdout
+
+
 def assert_one_line_error(result, *words):
     assert result.returncode == 2, result
     lines = result.stderr.strip().splitlines()
@@ -398,21 +409,21 @@ def test_cli_corrupt_archive(saved, tmp_path):
     start = raw.find(b"config.json") + 40  # damage compressed data after the name
     raw[start:start + 200] = b"\xff" * 200
     broken.write_bytes(bytes(raw))
-    assert_one_line_error(cli(broken), str(broken))
+    assert_one_line_error(checker_here(broken), str(broken))
 
 
 def test_cli_reports_and_exit_codes(saved):
     good = cli(saved / "good.keras")
     assert good.returncode == 0 and "fast (LSTM): uses cuDNN on a GPU" in good.stdout, good
     assert "tensorflow backend" in good.stdout
-    bad = cli(saved / "bad.keras", "--json")
+    bad = checker_here(saved / "bad.keras", "--json")
     assert bad.returncode == 1, bad
     report = json.loads(bad.stdout)
     assert {f["layer"] for f in report["findings"]} == {"m/bi/forward_slow", "m/bi/backward_slow"}
     assert {f["criterion"] for f in report["findings"]} == {"recurrent_dropout"}
     assert [l["eligible"] for l in report["layers"]] == [False, False]
     assert report["backend"] == "tensorflow"
-    plain = cli(saved / "plain.keras")
+    plain = checker_here(saved / "plain.keras")
     assert plain.returncode == 0 and "no LSTM or GRU layer found" in plain.stdout, plain
 
 
@@ -422,20 +433,20 @@ def test_cli_names_a_layer_that_never_uses_cudnn(saved):
     to use."""
     model = keras.saving.load_model(saved / "mixed.keras")
     assert keras3_witness.cudnn_directions(model, np.zeros((2, 5, 3), "float32")) == 1
-    text = cli(saved / "mixed.keras")
+    text = checker_here(saved / "mixed.keras")
     assert text.returncode == 1, text
     assert "mixed/simple (SimpleRNN): never uses cuDNN" in text.stdout, text.stdout
     assert "mixed/fast (LSTM): uses cuDNN on a GPU" in text.stdout
     assert "[simple_rnn]" in text.stdout and "fix: Where GPU speed matters, use keras.layers." \
         "LSTM or GRU" in text.stdout, text.stdout
-    report = json.loads(cli(saved / "mixed.keras", "--json").stdout)
+    report = json.loads(checker_here(saved / "mixed.keras", "--json").stdout)
     assert {l["path"]: l["eligible"] for l in report["layers"]} == {
         "mixed/simple": False, "mixed/fast": True}
 
 
 def test_cli_follows_the_backend(saved):
     """The same saved GRU: eligible on TensorFlow, never on JAX."""
-    assert cli(saved / "gru.keras").returncode == 0
+    assert checker_here(saved / "gru.keras").returncode == 0
     jax = cli(saved / "gru.keras", "--json", backend="jax")
     assert jax.returncode == 1, jax.stderr
     report = json.loads(jax.stdout)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, checker_here
 
 SNIPPETS = REPO / "snippets"
 LEGACY = SNIPPETS / "legacy"
@@ -314,8 +314,7 @@ def test_checker_flags_a_loaded_keras3_model_with_old_defaults(tmp_path):
     loaded = keras.saving.load_model(path)
     found = {(f.layer, f.criterion) for f in check_model(loaded)}
     assert found == {("old/lstm", "recurrent_activation"), ("old/gru", "reset_after")}, found
-    run = subprocess.run([sys.executable, str(SNIPPETS / "cudnn_check.py"), str(path)],
-                         capture_output=True, text=True, timeout=300)
+    run = checker_here(path)  # the command line's answer
     assert run.returncode == 1, run.stderr
     assert "[recurrent_activation]" in run.stdout and "[reset_after]" in run.stdout
 
