@@ -60,9 +60,9 @@ from mkdocs.utils import get_relative_url
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import (background, charts, measured, messages, page_programs,  # noqa: E402
-                      page_weight, published, records, release_numbers, runner, startup_noise,
-                      version_claims)
+from pipeline import (background, charts, measured, messages, page_load,  # noqa: E402
+                      page_programs, page_weight, published, records, release_numbers, runner,
+                      startup_noise, version_claims)
 from pipeline.files import write_named_by_content  # noqa: E402
 from pipeline.snippets import SnippetError  # noqa: E402
 
@@ -609,7 +609,15 @@ def on_page_content(content, page, config, files):
 def on_post_page(output, page, config):
     """The files the page names (pipeline/page_programs.py, pipeline/page_weight.py), written
     into the site: each is named by its content, so one already there is the same file. The
-    page's indentation goes (page_weight.collapse_white_space)."""
+    page's indentation goes (page_weight.collapse_white_space), and it opens with <body> marked
+    as Material's script marks it (page_load.palette_switching_at_load)."""
     write_named_by_content(Path(config["site_dir"]),
                            _state["page_files"].pop(page.file.src_uri, {}))
-    return page_weight.collapse_white_space(output)
+    return page_load.palette_switching_at_load(page_weight.collapse_white_space(output))
+
+
+def on_post_template(output, template_name, config):
+    """The 404 page (a template MkDocs renders on its own, not a page) opens as the pages do."""
+    if template_name.endswith(".html"):
+        return page_load.palette_switching_at_load(output)
+    return output

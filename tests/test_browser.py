@@ -544,6 +544,45 @@ def test_a_copy_clicked_before_the_program_arrives_waits_for_it(open_tab):
     assert not tab.problems, report("/es/criteria/", tab.problems)
 
 
+# Every change of the mark on <body>, from before the page's own scripts run.
+WATCH_SWITCHING = """
+window.__switching = [];
+new MutationObserver((records) => {
+  for (const r of records) if (r.target === document.body)
+    window.__switching.push([r.oldValue, document.body.hasAttribute(r.attributeName)]);
+}).observe(document, {attributes: true, attributeOldValue: true, subtree: true,
+                      attributeFilter: ["data-md-color-switching"]});
+"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_materials_palette_mark_is_on_body_from_the_start_and_lifted_once_loaded(
+        browser, server, lang):
+    """pipeline/page_load.py: the page opens with <body> marked data-md-color-switching, so that
+    Material's script, which marks it as it starts (every element's style computed again when
+    the mark comes and when it goes), finds it already there and only lifts it. Asked of
+    Material's own script: it still sets the mark (else the page's mark has no purpose), finds
+    it already set, and lifts it, so that transitions work once the page is open."""
+    if isinstance(browser, str):
+        pytest.fail(browser, pytrace=False)
+    path = path_of(lang, "criteria/")
+    context = browser.new_context(viewport=PHONE, service_workers="block")
+    try:
+        page = context.new_page()
+        page.add_init_script(WATCH_SWITCHING)
+        page.goto(server + path, wait_until="load")
+        page.wait_for_function("!document.body.hasAttribute('data-md-color-switching')",
+                               timeout=15_000)
+        changes = page.evaluate("window.__switching")
+    finally:
+        context.close()
+    assert changes, f"{path}: Material's script no longer marks <body> data-md-color-switching " \
+                    "as it starts: the mark pipeline/page_load.py puts on the page is no use"
+    assert changes[0] == ["", True], f"{path}: the mark was not on <body> when Material's " \
+                                     f"script set it: {changes}"
+    assert changes[-1] == ["", False], f"{path}: Material's script did not lift it: {changes}"
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_dark_mode_toggles(open_tab, lang):
     path = path_of(lang, "")
