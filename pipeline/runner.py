@@ -181,9 +181,13 @@ def classify(snippet: Snippet, rc: int | None, device: str, stderr: str = "",
 
 def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
             skip_missing: bool = False, python: str | None = None,
-            timeout: float | None = None, extra_env: dict | None = None) -> Outcome:
+            timeout: float | None = None, extra_env: dict | None = None,
+            requirements: list[Path] | None = None) -> Outcome:
     """Run one snippet. `timeout` (shorter than its own, from a run's time budget) and
-    `extra_env` come from a budgeted run (run_all's `deadline`)."""
+    `extra_env` come from a budgeted run (run_all's `deadline`). With `requirements` (the
+    project's, as `key` was made from them), a result is stored only if the snippet still has
+    that key once it has run: a writer who edits it (or a helper) while it runs, under `make
+    serve`, must not find the program that ran filed under the key of the text they left."""
     work = cache.new_workdir()
     timeout = min(snippet.timeout, timeout) if timeout else snippet.timeout
     # A snippet writes only inside `work` (see pipeline/sandbox): Python ones are stopped at
@@ -216,7 +220,11 @@ def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
                       datetime.now(timezone.utc).isoformat(timespec="seconds"), device,
                       problem=problem, program_sha256=program_mod.sha256(ran.read_bytes())
                       if ran and ran.is_file() else "")
-    if status in GOOD:  # a result is stored only on success
+    try:
+        changed = requirements is not None and key_for(snippet, requirements, device) != key
+    except OSError:  # removed while it ran
+        changed = True
+    if status in GOOD and not changed:  # a result is stored only on success, for what ran
         final = cache.store(key, work, {
             "snippet": snippet.rel, "status": status, "stdout": stdout, "stderr": stderr,
             "returncode": rc, "seconds": seconds, "finished_at": outcome.finished_at,
@@ -343,7 +351,7 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
         if told:
             told.start(s)
         return execute(s, cache, k, device, project.root, skip_missing, project.python,
-                       timeout, extra)
+                       timeout, extra, project.requirements)
 
     def finished(o: Outcome) -> None:
         outcomes[o.snippet.rel] = o

@@ -240,3 +240,25 @@ def test_a_gpu_benchmark_without_a_gpu_does_not_wait_to_run_alone(mini, cpu_only
     seen = []
     runner.run_all(runner.Project(mini.root), jobs=2, on_done=lambda o: seen.append(o.snippet.rel))
     assert seen == ["gpu.py", "a.py", "b.py"]  # gpu.py beside a.py; b.py alone, after both
+
+
+def test_a_snippet_edited_after_the_run_began_is_not_filed_under_its_old_text(mini):
+    """A writer edits a snippet while the run it belongs to goes on (make serve runs the stale
+    snippets in the background): the run found the old text stale, and runs the file as it is
+    when its turn comes. That program's result must not be filed under the old text's key, or
+    going back to the old text would show the other program's output as its own."""
+    import threading
+    mini.snippet("a/first.py", "import time\ntime.sleep(1.5)\nprint('first')\n")
+    path = mini.snippet("b/second.py", "print('old text')\n")
+    edit = threading.Timer(0.5, lambda: path.write_text("print('new text')\n"))
+    edit.start()
+    try:  # one at a time: b/second.py starts once a/first.py is done, after the edit
+        during = run(mini, jobs=1)["b/second.py"]
+    finally:
+        edit.join()
+    assert during.executed and during.stdout == "new text\n"
+    path.write_text("print('old text')\n")
+    back = run(mini)["b/second.py"]
+    assert back.executed and back.stdout == "old text\n", \
+        "the new text's output was filed under the old text"
+    assert not run(mini)["b/second.py"].executed  # the old text's own result, now stored
