@@ -9,6 +9,8 @@
   script sets it to the value it has, which changes nothing, and only its removal costs a pass.
   What the reader sees is the same: no transition runs while the page opens, and the palette
   toggle works as before (tests/test_browser.py checks both on Material's own script).
+- The same holds for the class "js" that Material's script gives <html> (it is "no-js" until
+  then): overrides/main.html gives it in the page's head, before there is anything to restyle.
 """
 from __future__ import annotations
 

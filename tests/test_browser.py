@@ -583,6 +583,46 @@ def test_materials_palette_mark_is_on_body_from_the_start_and_lifted_once_loaded
     assert changes[-1] == ["", False], f"{path}: Material's script did not lift it: {changes}"
 
 
+# Every change of <html>'s class, from before the page's own scripts run: [old, new, whether
+# <body> had any content yet].
+WATCH_JS_CLASS = """
+window.__jsClass = [];
+new MutationObserver((records) => {
+  for (const r of records) if (r.target === document.documentElement)
+    window.__jsClass.push([r.oldValue, r.target.className,
+                           !!(document.body && document.body.firstElementChild)]);
+}).observe(document, {attributes: true, attributeOldValue: true, subtree: true,
+                      attributeFilter: ["class"]});
+"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_html_is_js_before_the_content_and_materials_own_change_finds_it(browser, server, lang):
+    """overrides/main.html: <html class="no-js"> becomes "js" in the page's head, before the
+    content is parsed, so that Material's script, which makes the same change as it starts
+    (every element's style computed again), changes nothing. Asked of Material's own script: it
+    still writes the class (else the head's change has no purpose), and finds "js" there."""
+    if isinstance(browser, str):
+        pytest.fail(browser, pytrace=False)
+    path = path_of(lang, "criteria/")
+    context = browser.new_context(viewport=PHONE, service_workers="block")
+    try:
+        page = context.new_page()
+        page.add_init_script(WATCH_JS_CLASS)
+        page.goto(server + path, wait_until="load")
+        changes = page.evaluate("window.__jsClass")
+    finally:
+        context.close()
+    from_no_js = [c for c in changes if "no-js" in (c[0] or "").split()]
+    assert from_no_js and all(not content for *_, content in from_no_js), \
+        f"{path}: <html> left 'no-js' after the content was parsed: {changes}"
+    later = changes[len(from_no_js):]
+    assert later, f"{path}: Material's script no longer writes <html>'s class: the head's " \
+                  f"change has no purpose ({changes})"
+    assert all("js" in c[0].split() and "no-js" not in c[0].split() for c in later), changes
+    assert changes[-1][1].split().count("js") == 1 and "no-js" not in changes[-1][1], changes
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_dark_mode_toggles(open_tab, lang):
     path = path_of(lang, "")
