@@ -17,11 +17,9 @@ from __future__ import annotations
 import re
 
 SWITCHING = "data-md-color-switching"
-_BODY = re.compile(r"<body(?=[\s>])")
+_BODY = re.compile(rf"<body(?=[\s>])(?![^>]*{SWITCHING})")  # a <body> not marked yet
 
 
 def palette_switching_at_load(page_html: str) -> str:
     """The page with <body> marked as Material's script marks it when it starts."""
-    if SWITCHING in page_html[:page_html.find(">", page_html.find("<body")) + 1]:
-        return page_html
     return _BODY.sub(f"<body {SWITCHING}", page_html, count=1)

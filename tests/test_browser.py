@@ -544,6 +544,23 @@ def test_a_copy_clicked_before_the_program_arrives_waits_for_it(open_tab):
     assert not tab.problems, report("/es/criteria/", tab.problems)
 
 
+def changes_while_loading(browser, url: str, watch: str, recorded: str, until: str = ""):
+    """What `watch` (a script run before the page's own) recorded in `recorded` while the page
+    loaded on a phone, once `until` holds."""
+    if isinstance(browser, str):
+        pytest.fail(browser, pytrace=False)
+    context = browser.new_context(viewport=PHONE, service_workers="block")
+    try:
+        page = context.new_page()
+        page.add_init_script(watch)
+        page.goto(url, wait_until="load")
+        if until:
+            page.wait_for_function(until, timeout=15_000)
+        return page.evaluate(recorded)
+    finally:
+        context.close()
+
+
 # Every change of the mark on <body>, from before the page's own scripts run.
 WATCH_SWITCHING = """
 window.__switching = [];
@@ -563,19 +580,9 @@ def test_materials_palette_mark_is_on_body_from_the_start_and_lifted_once_loaded
     the mark comes and when it goes), finds it already there and only lifts it. Asked of
     Material's own script: it still sets the mark (else the page's mark has no purpose), finds
     it already set, and lifts it, so that transitions work once the page is open."""
-    if isinstance(browser, str):
-        pytest.fail(browser, pytrace=False)
     path = path_of(lang, "criteria/")
-    context = browser.new_context(viewport=PHONE, service_workers="block")
-    try:
-        page = context.new_page()
-        page.add_init_script(WATCH_SWITCHING)
-        page.goto(server + path, wait_until="load")
-        page.wait_for_function("!document.body.hasAttribute('data-md-color-switching')",
-                               timeout=15_000)
-        changes = page.evaluate("window.__switching")
-    finally:
-        context.close()
+    changes = changes_while_loading(browser, server + path, WATCH_SWITCHING, "window.__switching",
+                                    "!document.body.hasAttribute('data-md-color-switching')")
     assert changes, f"{path}: Material's script no longer marks <body> data-md-color-switching " \
                     "as it starts: the mark pipeline/page_load.py puts on the page is no use"
     assert changes[0] == ["", True], f"{path}: the mark was not on <body> when Material's " \
@@ -602,17 +609,8 @@ def test_html_is_js_before_the_content_and_materials_own_change_finds_it(browser
     content is parsed, so that Material's script, which makes the same change as it starts
     (every element's style computed again), changes nothing. Asked of Material's own script: it
     still writes the class (else the head's change has no purpose), and finds "js" there."""
-    if isinstance(browser, str):
-        pytest.fail(browser, pytrace=False)
     path = path_of(lang, "criteria/")
-    context = browser.new_context(viewport=PHONE, service_workers="block")
-    try:
-        page = context.new_page()
-        page.add_init_script(WATCH_JS_CLASS)
-        page.goto(server + path, wait_until="load")
-        changes = page.evaluate("window.__jsClass")
-    finally:
-        context.close()
+    changes = changes_while_loading(browser, server + path, WATCH_JS_CLASS, "window.__jsClass")
     from_no_js = [c for c in changes if "no-js" in (c[0] or "").split()]
     assert from_no_js and all(not content for *_, content in from_no_js), \
         f"{path}: <html> left 'no-js' after the content was parsed: {changes}"
