@@ -123,6 +123,16 @@ def checker_here(*args) -> subprocess.CompletedProcess:
                                        err.getvalue())
 
 
+def printed(rel: str) -> str:
+    """What snippets/REL printed in this build, the output its page shows: the runner's outcome
+    on this machine, from its cache (the snippets run before the tests), run now if not
+    cached. A test that runs the file again would pay its framework's import a second time."""
+    from pipeline import runner
+    (outcome,) = runner.run_all(runner.Project(REPO), only=[rel])
+    assert outcome.status == runner.OK, (rel, outcome.status, outcome.stderr[-3000:])
+    return outcome.stdout
+
+
 def executed_count(build_log: str) -> int:
     """Sum of 'snippets: N executed' over a build's log (one line per language pass)."""
     import re

@@ -7,16 +7,13 @@ from __future__ import annotations
 import ast
 import importlib.util
 import mmap
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, printed
 from pipeline.messages import load as load_messages
 
 MESSAGES = REPO / "data" / "messages.yml"
@@ -199,11 +196,7 @@ def test_old_messages_are_absent_from_installed_libraries_and_cite_an_issue(name
 
 
 def test_reproduced_errors_are_the_quoted_ones():
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    r = subprocess.run([sys.executable, str(REPO / "snippets/troubleshooting/reproduce.py")],
-                       capture_output=True, text=True, timeout=240, env=env)
-    assert r.returncode == 0, r.stderr[-3000:]
-    lines = dict(line.split(": ", 1) for line in r.stdout.splitlines())
+    lines = dict(line.split(": ", 1) for line in printed("troubleshooting/reproduce.py").splitlines())
     msgs = messages()
     assert lines["use_cudnn"] == msgs["use-cudnn-true"]
     assert msgs["keras-mask"].startswith(lines["mask"])
@@ -272,11 +265,9 @@ def test_pytorch_messages_a_cpu_prints_are_in_the_installed_torch(torch_files):
 
 
 def test_pytorch_cpu_snippet_prints_the_quoted_error():
-    r = subprocess.run([sys.executable, str(REPO / "snippets/troubleshooting/pytorch_cpu.py")],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert "RuntimeError: " + messages()["pytorch-enforce-sorted"].split(": ", 1)[1] in r.stdout
-    assert "torch.backends.cudnn.deterministic is still False" in r.stdout
+    out = printed("troubleshooting/pytorch_cpu.py")
+    assert "RuntimeError: " + messages()["pytorch-enforce-sorted"].split(": ", 1)[1] in out
+    assert "torch.backends.cudnn.deterministic is still False" in out
 
 
 def asserted_texts(code: str) -> list[str]:
@@ -457,11 +448,8 @@ def _library(where: str) -> Path:
 
 
 def _snippet_output(rel: str) -> str:
-    """What the snippet printed in this build (the runner's cache; run now if not cached)."""
-    from pipeline import runner
-    (outcome,) = runner.run_all(runner.Project(REPO), only=[rel])
-    assert outcome.status == runner.OK, (rel, outcome.status, outcome.stderr[-2000:])
-    return re.sub(r"\s+", " ", outcome.stdout)
+    """What the snippet printed in this build, white space runs as one space."""
+    return re.sub(r"\s+", " ", printed(rel))
 
 
 @pytest.mark.parametrize("name", sorted(n for n, v in ONCE_CUDNN_RUNS.items()

@@ -7,7 +7,7 @@ import importlib.util
 import re
 from pathlib import Path
 
-from conftest import REPO
+from conftest import REPO, printed
 
 PAGES = {"en": REPO / "docs" / "troubleshooting.md", "es": REPO / "docs" / "troubleshooting.es.md"}
 
@@ -15,14 +15,6 @@ PAGES = {"en": REPO / "docs" / "troubleshooting.md", "es": REPO / "docs" / "trou
 def _folder(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     return Path(spec.origin).parent
-
-
-def printed(rel: str) -> str:
-    """What the snippet printed in this build (the runner's cache; run now if not cached)."""
-    from pipeline import runner
-    (outcome,) = runner.run_all(runner.Project(REPO), only=[rel])
-    assert outcome.status == runner.OK, (rel, outcome.stderr[-2000:])
-    return outcome.stdout
 
 
 def section(lang: str, anchor: str) -> str:
