@@ -590,17 +590,25 @@ def test_materials_palette_mark_is_on_body_from_the_start_and_lifted_once_loaded
     assert changes[-1] == ["", False], f"{path}: Material's script did not lift it: {changes}"
 
 
-# Every change of <html>'s class, from before the page's own scripts run: [old, new, whether
-# <body> had any content yet].
-WATCH_JS_CLASS = """
-window.__jsClass = [];
+# Every write of <html>'s class and focus-visible mark, from before the page's own scripts run:
+# [attribute, old, new, whether <body> had any content yet]. (Writing an attribute its own value
+# is a write too: a record whose old and new are the same.)
+WATCH_HTML = """
+window.__html = [];
 new MutationObserver((records) => {
   for (const r of records) if (r.target === document.documentElement)
-    window.__jsClass.push([r.oldValue, r.target.className,
-                           !!(document.body && document.body.firstElementChild)]);
+    window.__html.push([r.attributeName, r.oldValue, r.target.getAttribute(r.attributeName),
+                        !!(document.body && document.body.firstElementChild)]);
 }).observe(document, {attributes: true, attributeOldValue: true, subtree: true,
-                      attributeFilter: ["class"]});
+                      attributeFilter: ["class", "data-js-focus-visible"]});
 """
+
+
+def html_writes(browser, url: str, attribute: str) -> list:
+    """[old, new, whether <body> had content] for each write of <html>'s `attribute` while the
+    page loads."""
+    return [c[1:] for c in changes_while_loading(browser, url, WATCH_HTML, "window.__html")
+            if c[0] == attribute]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -610,15 +618,36 @@ def test_html_is_js_before_the_content_and_materials_own_change_finds_it(browser
     (every element's style computed again), changes nothing. Asked of Material's own script: it
     still writes the class (else the head's change has no purpose), and finds "js" there."""
     path = path_of(lang, "criteria/")
-    changes = changes_while_loading(browser, server + path, WATCH_JS_CLASS, "window.__jsClass")
+    changes = html_writes(browser, server + path, "class")
     from_no_js = [c for c in changes if "no-js" in (c[0] or "").split()]
     assert from_no_js and all(not content for *_, content in from_no_js), \
         f"{path}: <html> left 'no-js' after the content was parsed: {changes}"
-    later = changes[len(from_no_js):]
+    later = [c for c in changes if c[2]]  # Material's script's writes: the content is there
     assert later, f"{path}: Material's script no longer writes <html>'s class: the head's " \
                   f"change has no purpose ({changes})"
     assert all("js" in c[0].split() and "no-js" not in c[0].split() for c in later), changes
     assert changes[-1][1].split().count("js") == 1 and "no-js" not in changes[-1][1], changes
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_html_has_the_focus_visible_mark_before_the_content_and_materials_polyfill_finds_it(
+        browser, server, lang):
+    """overrides/main.html: <html> gets the class js-focus-visible and the attribute
+    data-js-focus-visible in the page's head, so that Material's focus-visible polyfill, which
+    writes both as it starts (every element's style computed again), changes nothing. Asked of
+    Material's own script: it still writes the attribute (else the head's mark has no purpose),
+    and every write of <html>'s class once the content is there finds the class already set."""
+    path = path_of(lang, "criteria/")
+    url = server + path
+    marks = html_writes(browser, url, "data-js-focus-visible")
+    assert marks and marks[0] == [None, "", False], \
+        f"{path}: <html> was not marked data-js-focus-visible before the content: {marks}"
+    material = marks[1:]
+    assert material and all(m == ["", "", True] for m in material), \
+        f"{path}: Material's polyfill no longer marks <html>, or found it unmarked: {marks}"
+    late = [c for c in html_writes(browser, url, "class") if c[2]]
+    assert late and all("js-focus-visible" in (old or "").split() for old, *_ in late), \
+        f"{path}: <html>'s class gained js-focus-visible after the content was parsed: {late}"
 
 
 @pytest.mark.parametrize("lang", LANGS)
