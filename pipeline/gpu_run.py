@@ -31,10 +31,12 @@ same code, also when the run is interrupted.
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -460,6 +462,8 @@ def main(argv: list[str] | None = None) -> int:
                            "plumbing)")
         if args.wheels is not None:
             target = Path(tempfile.mkdtemp(prefix="gpu-wheels-"))
+            # Only this run uses them (and its cache of their outputs): gone when it ends.
+            atexit.register(shutil.rmtree, target, ignore_errors=True)
             gpu_wheels.install(args.wheels, target)
             # For this process (its provenance reads the packages) and every child it starts.
             sys.path.insert(0, str(target))

@@ -391,11 +391,15 @@ def test_a_budgeted_run_keeps_its_budget_and_leaves_an_archive_add_records_takes
     (snippets / "b3.py").write_text("# snippet: exclusive\nprint('never')\n")
     wheels = _carried_wheels(tmp_path / "wheels")
     archive = tmp_path / "out" / "records.tar.gz"
+    scratch = tmp_path / "scratch"  # the run's temporary folders (TMPDIR)
+    scratch.mkdir()
     started = time.monotonic()
-    proc = gpu_run(root, gpu_box, "--budget", "30", "--wheels", str(wheels), "--archive",
-                   str(archive), "--only", "t/ok.py", "t/b1.py", "t/b2.py", "t/b3.py",
-                   timeout=120)
+    proc = gpu_run(root, {**gpu_box, "TMPDIR": str(scratch)}, "--budget", "30", "--wheels",
+                   str(wheels), "--archive", str(archive),
+                   "--only", "t/ok.py", "t/b1.py", "t/b2.py", "t/b3.py", timeout=120)
     took = time.monotonic() - started
+    # The packages it installed from the wheels, and their cache, went with the run.
+    assert not list(scratch.glob("gpu-wheels-*")), sorted(scratch.iterdir())
     assert proc.returncode == 1, proc.stdout + proc.stderr  # b2 stopped, a GPU test failed
     assert took < 30 + 25, took  # the budget, and the archive's check after it
     out = proc.stdout
