@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, printed
 
 MESSAGES = yaml.safe_load((REPO / "data" / "messages.yml").read_text(encoding="utf-8"))
 SNIPPET = "troubleshooting/pytorch_arguments.py"
@@ -238,17 +238,10 @@ def test_each_entry_is_on_the_page_in_both_languages():
             assert section.count(f"<!-- message: {mid} -->") == 1, (lang, mid)
 
 
-def _printed() -> str:
-    from pipeline import runner
-    (outcome,) = runner.run_all(runner.Project(REPO), only=[SNIPPET])
-    assert outcome.status == runner.OK, outcome.stderr[-2000:]
-    return outcome.stdout
-
-
 def test_what_the_page_says_the_cpu_does_is_what_the_program_printed():
     """The GPU-only entry says a CPU accepts a non-contiguous state and gives another message
     for a float64 one; the sizes paragraph reads the bidirectional line."""
-    out = _printed()
+    out = printed(SNIPPET)
     assert "GRU, h0 transposed (not contiguous): no error" in out
     assert re.search(r"GRU, float64 h0: RuntimeError: mat1 and mat2 must have the same dtype", out)
     assert ("LSTM(8, 16, num_layers=3, bidirectional=True, batch_first=True) on (4, 5, 8) -> "
