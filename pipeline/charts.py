@@ -230,9 +230,9 @@ def data_table(sets: list[dict], lang: str = "en") -> str:
             rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
     caption = f"{first['title']} · {first['metric']}"
     return (f'<details class="chart-data"><summary>{html.escape(w["table"])}</summary>'
-            f'<div class="scroll-box" tabindex="0"><table><caption>{html.escape(caption)}'
+            f'<table><caption>{html.escape(caption)}'
             "</caption><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head)
-            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div></details>")
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></details>")
 
 
 def accessible(svg: str, title: str, description: str) -> str:

@@ -249,9 +249,9 @@ def data_table(rows: list[dict], lang: str) -> str:
             r["result"][lang], _speedup(r, lang))]
         body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     return (f'<details class="chart-data"><summary>{html.escape(w["table"])}</summary>'
-            f'<div class="scroll-box" tabindex="0"><table><caption>{html.escape(w["title"])}'
+            f'<table><caption>{html.escape(w["title"])}'
             "</caption><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head)
-            + "</tr></thead><tbody>" + "".join(body) + "</tbody></table></div></details>")
+            + "</tr></thead><tbody>" + "".join(body) + "</tbody></table></details>")
 
 
 def chart_html(lang: str, cache_dir: Path, path: Path = DATA) -> str:

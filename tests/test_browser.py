@@ -31,7 +31,7 @@ from PIL import Image
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from chromium import Tab, report  # the fixtures (browser, server, open_tab): conftest.py
+from chromium import DESKTOP, Tab, report  # the fixtures (browser, server, open_tab): conftest.py
 from conftest import REPO
 from pipeline import published, records
 from pipeline.notebook_html import jupyter_css
@@ -1035,18 +1035,34 @@ def test_chart_text_is_at_least_11_px_on_a_phone(open_tab, lang, url):
 
 
 WIDE_PAGES = sorted(set(CHART_PAGES) | set(DIAGRAM_PAGES))
+HINT_WORDS = {"en": "swipe sideways", "es": "desliza de lado"}
+# Two frames: a ResizeObserver reports in the frame after a layout (scroll-hint.js marks its
+# boxes then), so after two every box has its mark for the current width.
+TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def at_each_width(tab: Tab, measure: str) -> list[tuple[int, list]]:
+    """[(width, what `measure` returns)] at 390 px (the tab as opened, a phone), then at 1280 px:
+    the same tab made as wide as a desktop window (a new layout of the page already loaded, not a
+    second load), every box laid out at both widths."""
+    tab.lay_out_everything()
+    found = []
+    for viewport in (PHONE_390, DESKTOP):
+        if tab.page.viewport_size != viewport:
+            tab.page.set_viewport_size(viewport)
+        tab.page.evaluate(TWO_FRAMES)
+        found.append((viewport["width"], tab.page.evaluate(measure)))
+    return found
 
 
 @pytest.mark.parametrize("lang,url", WIDE_PAGES, ids=page_ids(WIDE_PAGES))
-def test_a_chart_or_diagram_wider_than_a_phone_says_so_and_scrolls_to_all_of_it(open_tab, lang,
-                                                                                 url):
-    """At 390 px, a chart or diagram that does not fit its column scrolls in its own box to its
-    last bar and label, and a line in the page's language above it says so, in view."""
+def test_a_chart_or_diagram_wider_than_its_box_says_so_and_scrolls_to_all_of_it(open_tab, lang,
+                                                                                url):
+    """At 390 and 1280 px, a chart or diagram that does not fit its column scrolls in its own box
+    to its last bar and label, and a line in the page's language above it says so, in view."""
     path = path_of(lang, url)
     tab = open_tab(path, viewport=PHONE_390, is_mobile=True, has_touch=True)
-    tab.lay_out_everything()
-    tab.page.wait_for_timeout(100)  # the resize observer marks the boxes once laid out
-    boxes = tab.page.evaluate("""() => [...document.querySelectorAll(
+    measured = at_each_width(tab, """() => [...document.querySelectorAll(
         'article figure.benchmark-chart > .chart-box, article figure.diagram')].map(box => {
           const shown = box.querySelector('svg').getBoundingClientRect();
           const hint = getComputedStyle(box, '::before');
@@ -1054,58 +1070,82 @@ def test_a_chart_or_diagram_wider_than_a_phone_says_so_and_scrolls_to_all_of_it(
                        .getAttribute('aria-label').slice(0, 40);
           box.scrollLeft = box.scrollWidth;
           const end = box.querySelector('svg').getBoundingClientRect().right;
-          return {name, hides: box.scrollWidth > box.clientWidth + 1,
+          const found = {name, hides: box.scrollWidth > box.clientWidth + 1,
                   scrolls: ['auto', 'scroll'].includes(getComputedStyle(box).overflowX),
                   reached: end <= box.getBoundingClientRect().right + 1,
                   hint: hint.display !== 'none' ? hint.content : '',
                   room: shown.top - box.getBoundingClientRect().top};
+          box.scrollLeft = 0;
+          return found;
         })""")
-    assert boxes, f"{path}: no chart or diagram"
-    words = {"en": "swipe sideways", "es": "desliza de lado"}[lang]
     problems = []
-    for b in boxes:
-        if not b["hides"]:
-            continue
-        if not b["scrolls"] or not b["reached"]:
-            problems.append(f"{b['name']}: wider than its column and its end cannot be reached")
-        if words not in b["hint"] or b["room"] < 10:
-            problems.append(f"{b['name']}: wider than its column, and nothing says so "
-                            f"(hint {b['hint']!r}, {b['room']:.0f} px above it)")
+    for width, boxes in measured:
+        if not boxes:
+            problems.append(f"{width} px: no chart or diagram")
+        for b in boxes:
+            if not b["hides"]:
+                continue
+            if not b["scrolls"] or not b["reached"]:
+                problems.append(f"{width} px: {b['name']}: wider than its column and its end "
+                                "cannot be reached")
+            if HINT_WORDS[lang] not in b["hint"] or b["room"] < 10:
+                problems.append(f"{width} px: {b['name']}: wider than its column, and nothing "
+                                f"says so (hint {b['hint']!r}, {b['room']:.0f} px above it)")
     assert not problems, report(path, problems + tab.problems)
     ARTIFACTS.mkdir(exist_ok=True)
+    tab.page.set_viewport_size(PHONE_390)
+    tab.page.evaluate(TWO_FRAMES)
     first = tab.page.locator("article figure.benchmark-chart, article figure.diagram").first
-    first.evaluate("f => (f.querySelector('.chart-box') || f).scrollLeft = 0")
     first.screenshot(path=str(ARTIFACTS / f"phone-wide-{lang}-{url.strip('/') or 'index'}.png"))
 
 
-# Pages with a Markdown table (a line starting with "|" and a separator row under it).
-TABLE_PAGES = [(lang, url) for lang, url in PAGES if SOURCES[url].suffix == ".md"
-               and re.search(r"^\|.*\n\|[ :|-]+\|\s*$", SOURCES[url].read_text(encoding="utf-8"),
-                             re.M)]
+# Pages with a table: a Markdown table (a line starting with "|" and a separator row under it),
+# or a chart's data table.
+TABLE_PAGES = sorted(set(CHART_PAGES) | {
+    (lang, url) for lang, url in PAGES if SOURCES[url].suffix == ".md"
+    and re.search(r"^\|.*\n\|[ :|-]+\|\s*$", SOURCES[url].read_text(encoding="utf-8"), re.M)})
 
 
 @pytest.mark.parametrize("lang,url", TABLE_PAGES, ids=page_ids(TABLE_PAGES))
-def test_a_table_wider_than_a_phone_says_so_and_shows_its_scroll_shadow(open_tab, lang, url):
-    """At 390 px, a table that does not fit scrolls in Material's box, a line in the page's
-    language above it says so, and the table lets the box's edge shadow show (no background of
-    its own over it)."""
+def test_a_box_that_hides_part_of_a_table_or_tabs_says_so_and_shows_its_scroll_shadow(
+        open_tab, lang, url):
+    """At 390 and 1280 px, with every chart's data table open: each box of the article that
+    scrolls sideways and hides some of its content (any box, code blocks and the charts of the test
+    above aside) has a line in the page's language above it that says so (a row of framework tabs:
+    Material's arrow), and a table in it lets the box's edge shadow show (no background of its own
+    over it)."""
     path = path_of(lang, url)
     tab = open_tab(path, viewport=PHONE_390, is_mobile=True, has_touch=True)
-    tab.lay_out_everything()
-    tab.page.wait_for_timeout(100)  # the resize observer marks the boxes once laid out
-    boxes = tab.page.evaluate("""() => [...document.querySelectorAll(
-        'article .md-typeset__scrollwrap')].filter(b => !b.closest('.benchmark-chart, figure'))
-        .map(box => ({hides: box.scrollWidth > box.clientWidth + 1,
+    tab.page.evaluate("document.querySelectorAll('details.chart-data').forEach(d => d.open = true)")
+    measured = at_each_width(tab, """() => [...document.querySelectorAll('article *')]
+        .filter(box => !box.closest('pre, figure.diagram, .chart-box')
+                && ['auto', 'scroll'].includes(getComputedStyle(box).overflowX))
+        .map(box => ({hides: box.matches('.tabbed-labels')
+                          // a row of tabs: a tab's name (not its padding) past the box's edge
+                          ? [...box.querySelectorAll('label')].some(label => {
+                              const words = document.createRange();
+                              words.selectNodeContents(label.querySelector('a') || label);
+                              return [...words.getClientRects()].some(r => r.width &&
+                                  r.right > box.getBoundingClientRect().right + 1); })
+                          : box.scrollWidth > box.clientWidth + 1,
                       hint: getComputedStyle(box, '::before').content,
-                      table: getComputedStyle(box.querySelector('table')).backgroundColor,
-                      text: box.textContent.trim().slice(0, 40)}))""")
-    assert boxes, f"{path}: no table box (Material's script did not wrap the tables)"
-    words = {"en": "swipe sideways", "es": "desliza de lado"}[lang]
-    problems = [f"{b['text']!r}: wider than a phone, and nothing says so ({b['hint']!r})"
-                for b in boxes if b["hides"] and words not in b["hint"]]
-    problems += [f"{b['text']!r}: the table's background {b['table']} hides the scroll shadow"
-                 for b in boxes if b["hides"] and b["table"] not in ("rgba(0, 0, 0, 0)",
-                                                                      "transparent")]
+                      // Material's own cue for a row of tabs: an arrow button beside it.
+                      arrows: box.matches('.tabbed-labels') && [...box.parentElement.querySelectorAll(
+                          ':scope > .tabbed-control')].some(c => !c.hidden && c.offsetWidth > 0),
+                      tables: [...box.querySelectorAll('table')].map(t =>
+                          getComputedStyle(t).backgroundColor),
+                      text: `${box.tagName.toLowerCase()}.${[...box.classList].join('.')} ` +
+                            box.textContent.trim().slice(0, 40)}))""")
+    problems = []
+    for width, boxes in measured:
+        if not any(b["tables"] for b in boxes):
+            problems.append(f"{width} px: no table box (Material's script did not wrap the tables)")
+        problems += [f"{width} px: {b['text']!r}: wider than its box, and nothing says so "
+                     f"({b['hint']!r})" for b in boxes if b["hides"]
+                     and HINT_WORDS[lang] not in b["hint"] and not b["arrows"]]
+        problems += [f"{width} px: {b['text']!r}: the table's background {colour} hides the "
+                     "scroll shadow" for b in boxes if b["hides"] for colour in b["tables"]
+                     if colour not in ("rgba(0, 0, 0, 0)", "transparent")]
     assert not problems, report(path, problems + tab.problems)
 
 
