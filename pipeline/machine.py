@@ -1,7 +1,8 @@
 """What machine a run happens on: the provenance every record carries (GPU, driver, CUDA, cuDNN,
 frameworks, Python, date). Read from nvidia-smi, nvcc, cuDNN's header, the installed packages'
-metadata, and the frameworks themselves (in a child process: importing TensorFlow here would
-cost seconds and GPU memory). Anything absent is left out, never guessed.
+metadata, and the frameworks themselves, in a child process (importing PyTorch here would cost
+seconds and GPU memory): PyTorch, and TensorFlow's record of its build. Anything absent is left
+out, never guessed.
 """
 from __future__ import annotations
 
@@ -40,13 +41,22 @@ try:
     out["torch_cudnn"] = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
 except ImportError:
     pass
-try:
-    import tensorflow as tf
-    b = tf.sysconfig.get_build_info()
-    out["tensorflow_built_with_cuda"] = b.get("cuda_version")
-    out["tensorflow_built_with_cudnn"] = b.get("cudnn_version")
-except ImportError:
-    pass
+# TensorFlow's tf.sysconfig.get_build_info() returns the dict of its generated module
+# tensorflow/python/platform/build_info.py, fixed when the package was built: read from that module
+# alone, without the seconds of importing TensorFlow (tests/test_gpu_run.py compares the two).
+import importlib.util, pathlib
+spec = importlib.util.find_spec("tensorflow")
+if spec and spec.submodule_search_locations:
+    for folder in spec.submodule_search_locations:
+        path = pathlib.Path(folder, "python", "platform", "build_info.py")
+        if path.is_file():
+            found = importlib.util.spec_from_file_location("tf_build_info", path)
+            module = importlib.util.module_from_spec(found)
+            found.loader.exec_module(module)
+            b = module.build_info
+            out["tensorflow_built_with_cuda"] = b.get("cuda_version")
+            out["tensorflow_built_with_cudnn"] = b.get("cudnn_version")
+            break
 print(json.dumps({k: v for k, v in out.items() if v is not None}))
 """
 

@@ -85,7 +85,11 @@ def test_provenance_reads_the_gpu_driver_toolkit_cudnn_and_packages(gpu_box, tmp
     import importlib.metadata as md
     assert p["packages"]["torch"] == md.version("torch")
     assert p["packages"]["nvidia-cudnn-cu12"] == md.version("nvidia-cudnn-cu12")
-    assert "tensorflow_built_with_cudnn" in p  # asked of TensorFlow itself, in a child process
+    # What TensorFlow itself answers (the probe reads the same dict without importing it).
+    import tensorflow as tf
+    built = tf.sysconfig.get_build_info()
+    assert (p["tensorflow_built_with_cuda"], p["tensorflow_built_with_cudnn"]) == (
+        built["cuda_version"], built["cudnn_version"])
     import torch  # what PyTorch itself says, or nothing when it has no cuDNN: nothing made up
     assert p.get("torch_cuda") == torch.version.cuda
     assert p.get("torch_cudnn") == (torch.backends.cudnn.version()
