@@ -303,3 +303,20 @@ def test_no_reader_page_carries_what_it_loads_when_the_reader_gets_to_it(site):
         problems += [f"{page.relative_to(site)}: names {f}, not in the site" for f in missing]
     assert not problems, "\n".join(problems)
     print(f"heaviest reader page: {biggest[1]}, {biggest[0]} bytes")
+
+
+def test_headings_never_skip_a_level(site):
+    """Each heading of a page's article is at most one level below the one before it (an h4 right
+    after an h2 leaves a screen reader's outline with a gap; Lighthouse's heading-order audit),
+    on every page, the build page included."""
+    problems = []
+    for page in sorted(p for p in site.rglob("index.html") if "assets" not in p.parts):
+        found = ARTICLE.search(page.read_text(encoding="utf-8"))
+        assert found, f"{page}: no <article>"
+        headings = re.findall(r"<h([1-6])\b([^>]*)>", found.group(1))
+        for (before, _), (level, attributes) in zip(headings, headings[1:]):
+            if int(level) > int(before) + 1:
+                anchor = re.search(r'\bid="([^"]*)"', attributes)
+                problems.append(f"{page.relative_to(site)}: h{level} "
+                                f"#{anchor.group(1) if anchor else '?'} right after an h{before}")
+    assert not problems, "\n".join(problems)
