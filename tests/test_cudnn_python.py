@@ -10,17 +10,12 @@ import pytest
 
 from conftest import REPO, printed
 
-PY_DIR = REPO / "snippets" / "python"
 PAGE = REPO / "docs" / "cudnn-python.md"
-
-
-def run_snippet(name: str) -> str:
-    return printed(f"python/{name}")
 
 
 @pytest.fixture(scope="module")
 def tf_out() -> str:
-    return run_snippet("tf_cudnn.py")
+    return printed("python/tf_cudnn.py")
 
 
 def _field(out: str, key: str) -> str:
@@ -51,7 +46,7 @@ def test_tf_snippet_and_the_version_table_row_of_the_installed_tensorflow(tf_out
 
 def test_torch_snippet_reports_cudnn_use_by_device():
     import torch
-    out = run_snippet("torch_cudnn.py")
+    out = printed("python/torch_cudnn.py")
     on_gpu = torch.cuda.is_available()
     assert f"ran on cuDNN: {on_gpu and torch.backends.cudnn.is_available()}" in out
     if not torch.backends.cudnn.is_available():
@@ -63,7 +58,7 @@ def test_torch_snippet_reports_cudnn_use_by_device():
 
 def test_frontend_snippet_reports_the_installed_cudnn_and_has_no_rnn():
     import cudnn
-    out = run_snippet("frontend_graph.py")
+    out = printed("python/frontend_graph.py")
     wheel = md.version("nvidia-cudnn-cu12")
     assert f"cuDNN backend {'.'.join(wheel.split('.')[:3])}" in out
     assert "y: dim [2, 4, 7, 6]" in out
@@ -80,7 +75,7 @@ def test_frontend_builds_plans_on_a_gpu():
     from pipeline import device
     if not device.has_gpu():
         pytest.skip("needs a GPU")
-    assert "plans built, workspace" in run_snippet("frontend_graph.py")
+    assert "plans built, workspace" in printed("python/frontend_graph.py")
 
 
 def test_pages_embed_the_same_snippets_in_both_languages():
