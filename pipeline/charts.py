@@ -23,6 +23,7 @@ import re
 import textwrap
 from pathlib import Path
 
+from . import conditions
 from .files import write_atomic
 
 REQUIRED = ("benchmark", "title", "metric", "provenance", "results")
@@ -57,7 +58,16 @@ WORDS = {
            "this benchmark needs a GPU.",
            "table": "The data as a table", "machine": "Machine", "median": "Median",
            "iqr": "Interquartile range", "built_cuda": "TF built with CUDA",
-           "built_cudnn": "TF built with cuDNN", "torch_cuda": "PyTorch CUDA", "driver": "driver"},
+           "built_cudnn": "TF built with cuDNN", "torch_cuda": "PyTorch CUDA", "driver": "driver",
+           "reps": "{n} timed repetitions", "reps_range": "{a} to {b} timed repetitions",
+           "reps_size": "{a} to {b} timed repetitions a size",
+           "reps_size_one": "{n} timed repetitions a size",
+           "few": "no spread drawn from fewer than {n}",
+           "common": "each bar: the median over the sizes that every framework timed for that "
+                     "layer and mode (steps × units × batch in the data table)",
+           "summary_title": "cuDNN speed-up over the generic kernel, median over the sizes every "
+                            "framework timed (bars: interquartile range over them)",
+           "n_sizes": "{n} sizes", "sizes": "Sizes (steps × units × batch)"},
     "es": {"this_run": "ejecución de esta página", "measured_on": "Medido en",
            "median_iqr": "mediana con rango intercuartílico", "lower_better": "menos es mejor",
            "at": "con", "to": "a", "bars": "mediana, barras: rango intercuartílico",
@@ -66,7 +76,17 @@ WORDS = {
            "table": "Los datos en una tabla", "machine": "Máquina", "median": "Mediana",
            "iqr": "Rango intercuartílico", "built_cuda": "TF compilado con CUDA",
            "built_cudnn": "TF compilado con cuDNN", "torch_cuda": "PyTorch CUDA",
-           "driver": "controlador"},
+           "driver": "controlador", "reps": "{n} repeticiones medidas",
+           "reps_range": "de {a} a {b} repeticiones medidas",
+           "reps_size": "de {a} a {b} repeticiones medidas por tamaño",
+           "reps_size_one": "{n} repeticiones medidas por tamaño",
+           "few": "sin dispersión con menos de {n}",
+           "common": "cada barra: la mediana sobre los tamaños que todos los frameworks midieron "
+                     "para esa capa y ese modo (pasos × unidades × lote en la tabla de datos)",
+           "summary_title": "Aceleración de cuDNN frente al kernel genérico, mediana sobre los "
+                            "tamaños que todos los frameworks midieron (barras: rango "
+                            "intercuartílico sobre ellos)",
+           "n_sizes": "{n} tamaños", "sizes": "Tamaños (pasos × unidades × lote)"},
 }
 LANGUAGES = tuple(WORDS)
 
@@ -76,6 +96,7 @@ LANGUAGES = tuple(WORDS)
 # recurrent_dropout=0.2) is not translated.
 PHRASES = {"es": [(re.compile(p), r) for p, r in (
     (r", on a CPU no variant runs cuDNN", ", en una CPU ninguna variante usa cuDNN"),
+    (r"^FP32, TF32 off$", "FP32, sin TF32"),
     (r"Keras LSTM/GRU variants", "Variantes de LSTM/GRU en Keras"),
     (r"Training step relative to the default layer, by ",
      "Paso de entrenamiento relativo a la capa por defecto, según "),
@@ -156,27 +177,71 @@ def localise(sets: list[dict], lang: str) -> list[dict]:
 def collect(benchmark: str, local_files: list[Path],
             recorded: list[tuple[Path, str]], lang: str = "en") -> list[dict]:
     """This page's run first, then every recorded one (under results/, with where it is
-    and when from pipeline/records.py), each labelled with the machine its data names."""
+    and when from pipeline/records.py), each labelled with the machine its data names. Files of
+    one machine and run (one per framework) make one set; `parts` keeps each file as written."""
     sets: dict[str, dict] = {}
     for path, where in [(p, WORDS[lang]["this_run"]) for p in local_files] + list(recorded):
         d = load_result(path)
         label = f"{d['provenance']['machine']} ({where})"
         if label in sets:  # several snippets wrote this benchmark (one per framework): one
             sets[label]["results"] += d["results"]  # series per machine and run
+            sets[label]["parts"].append(d)
         else:
-            sets[label] = dict(d, label=label)
-    return list(sets.values())
+            sets[label] = dict(d, label=label, results=list(d["results"]), parts=[d])
+    return [_summarised(d) for d in sets.values()]
+
+
+def _summarised(d: dict) -> dict:
+    """A summary over sizes (rows with no x, and a `grid` of the sizes timed) drawn again over
+    the sizes that every framework of the set timed for that layer and mode
+    (conditions.common_size_summary): a time limit that cut one framework's sizes must not
+    compare it with the others on a different set."""
+    if any(r.get("x") is not None for r in d["results"]) or not all(
+            conditions.is_speedup_grid(p.get("grid")) for p in d["parts"]):
+        return d
+    rows, sizes = conditions.common_size_summary(d["parts"])
+    return dict(d, results=rows, common_sizes=sizes) if rows else d
 
 
 def describe(d: dict, lang: str = "en") -> str:
+    """The machine, what its figures ran with, and when: a chart's "Measured on" line."""
     p, w = d["provenance"], WORDS[lang]
-    keys = ["tensorflow", "keras", "torch", "jax"]
-    if p.get("device") == "GPU":  # CUDA/cuDNN versions mean nothing for a CPU measurement
-        keys += ["tf_built_with_cuda", "tf_built_with_cudnn", "torch_cuda", "cudnn", "driver"]
-    names = {"tf_built_with_cuda": w["built_cuda"], "tf_built_with_cudnn": w["built_cudnn"],
-             "torch_cuda": w["torch_cuda"], "cudnn": "cuDNN", "driver": w["driver"]}
-    libs = " · ".join(f"{names.get(k, k)} {p[k]}" for k in keys if p.get(k))
-    return f"{d['label']}: {libs} · {p.get('date', '')[:10]}"
+    libs = conditions.releases(p)
+    if p.get("device") == "GPU":  # CUDA versions mean nothing for a CPU measurement
+        names = {"tf_built_with_cuda": w["built_cuda"], "tf_built_with_cudnn": w["built_cudnn"],
+                 "torch_cuda": w["torch_cuda"], "driver": w["driver"]}
+        libs += [f"{name} {p[k]}" for k, name in names.items() if p.get(k)]
+    return f"{d['label']}: {' · '.join(libs + [p.get('date', '')[:10]])}"
+
+
+def conditions_line(d: dict, lang: str = "en") -> str:
+    """The data type and TF32 setting, the repetitions made, and for a summary over sizes which
+    sizes: what the figures hold besides the machine."""
+    w = WORDS[lang]
+    parts = []
+    if d.get("precision"):
+        parts.append(translate(d["precision"], lang))
+    timed = [c["speedup"] for p in d["parts"] for c in p.get("grid") or [] if c.get("speedup")] \
+        if d.get("common_sizes") else d["results"]
+    reps = conditions.repetitions(timed)
+    if reps and not d.get("common_sizes"):
+        parts.append(w["reps"].format(n=reps[0]) if reps[0] == reps[1]
+                     else w["reps_range"].format(a=reps[0], b=reps[1]))
+    elif reps:
+        parts.append(w["reps_size"].format(a=reps[0], b=reps[1]) if reps[0] != reps[1]
+                     else w["reps_size_one"].format(n=reps[0]))
+    if d.get("common_sizes"):
+        parts.append(w["common"])
+    if any(not conditions.spread_shown(r) for r in d["results"]):
+        parts.append(w["few"].format(n=conditions.MIN_SPREAD_SAMPLES))
+    return " · ".join(parts)
+
+
+def title_of(d: dict, lang: str = "en") -> str:
+    """The chart's title: the benchmark's, with the machine it was measured on, so that charts of
+    two machines never share one."""
+    title = WORDS[lang]["summary_title"] if d.get("common_sizes") else d["title"]
+    return f"{title} · {d['provenance']['machine']}"
 
 
 NO_GPU_NOTE = WORDS["en"]["no_gpu"]
@@ -196,39 +261,52 @@ def missing_gpu(sets: list[dict]) -> bool:
 COLOURS = ("#0072B2", "#B35900", "#007A5E", "#AA3377", "#555555", "#8C6D00")
 
 
-def summary(sets: list[dict], lang: str = "en") -> str:
+def _iqr(r: dict, n) -> str:
+    return f"{n(r['q1'])} – {n(r['q3'])}" if conditions.spread_shown(r) else "—"
+
+
+def _variant(r: dict, lang: str) -> str:
+    """A row's name, with the number of sizes a summary row holds."""
+    if r.get("n_sizes"):
+        return f"{r['variant']} · {WORDS[lang]['n_sizes'].format(n=r['n_sizes'])}"
+    return r["variant"]
+
+
+def summary(d: dict, lang: str = "en", no_gpu: bool = False) -> str:
     """The chart's data in words, for screen readers (the SVG's <desc>)."""
-    first, w, n = sets[0], WORDS[lang], lambda v: number(v, lang)
-    parts = [f"{first['metric']}, {w['median_iqr']}"
-             + (f", {w['lower_better']}." if first.get("lower_is_better") else ".")]
-    for d in sets:
-        rows = []
-        for r in d["results"]:
-            at = f" {w['at']} {first.get('x_label', 'x')} {r['x']}" if r.get("x") is not None else ""
-            rows.append(f"{r['variant']}{at}: {n(r['median'])} ({n(r['q1'])} {w['to']} "
-                        f"{n(r['q3'])})")
-        parts.append(f"{d['label']}: " + "; ".join(rows) + ".")
-    if missing_gpu(sets):
+    w, n = WORDS[lang], lambda v: number(v, lang)
+    parts = [f"{d['metric']}, {w['median_iqr']}"
+             + (f", {w['lower_better']}." if d.get("lower_is_better") else ".")]
+    rows = []
+    for r in d["results"]:
+        at = f" {w['at']} {d.get('x_label', 'x')} {r['x']}" if r.get("x") is not None else ""
+        spread = f" ({n(r['q1'])} {w['to']} {n(r['q3'])})" if conditions.spread_shown(r) else ""
+        rows.append(f"{_variant(r, lang)}{at}: {n(r['median'])}{spread}")
+    parts.append(f"{d['label']}: " + "; ".join(rows) + ".")
+    if no_gpu:
         parts.append(w["no_gpu"])
     return " ".join(parts)
 
 
-def data_table(sets: list[dict], lang: str = "en") -> str:
-    """The chart's numbers as a small HTML table, collapsed under a summary line."""
-    sets, w, n = localise(sets, lang), WORDS[lang], lambda v: number(v, lang)
-    first = sets[0]
-    has_x = any(r.get("x") is not None for d in sets for r in d["results"])
-    head = ([w["machine"]] if len(sets) > 1 else []) + [w["variant"].capitalize()] \
-        + ([first.get("x_label", "x")[:1].upper() + first.get("x_label", "x")[1:]] if has_x else [])\
-        + [w["median"], w["iqr"]]
+def data_table(d: dict, lang: str = "en") -> str:
+    """The chart's numbers as a small HTML table, collapsed under a summary line; a summary over
+    sizes lists the sizes each layer and mode was compared on."""
+    d, w, n = localise([d], lang)[0], WORDS[lang], lambda v: number(v, lang)
+    has_x = any(r.get("x") is not None for r in d["results"])
+    sizes = d.get("common_sizes")
+    head = [w["variant"].capitalize()] \
+        + ([d.get("x_label", "x")[:1].upper() + d.get("x_label", "x")[1:]] if has_x else []) \
+        + [w["median"], w["iqr"]] + ([w["sizes"]] if sizes else [])
     rows = []
-    for d in sets:
-        for r in d["results"]:
-            cells = ([d["provenance"]["machine"]] if len(sets) > 1 else []) + [r["variant"]] \
-                + ([str(r["x"]) if r.get("x") is not None else "—"] if has_x else []) \
-                + [n(r["median"]), f"{n(r['q1'])} – {n(r['q3'])}"]
-            rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-    caption = f"{first['title']} · {first['metric']}"
+    for r in d["results"]:
+        cells = [_variant(r, lang)] \
+            + ([str(r["x"]) if r.get("x") is not None else "—"] if has_x else []) \
+            + [n(r["median"]), _iqr(r, n)]
+        if sizes:
+            cells.append(", ".join(conditions.size_name(s)
+                                   for s in sizes.get(f"{r.get('layer')} {r.get('mode')}", [])))
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    caption = f"{title_of(d, lang)} · {d['metric']}"
     return (f'<details class="chart-data"><summary>{html.escape(w["table"])}</summary>'
             f'<table><caption>{html.escape(caption)}'
             "</caption><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head)
@@ -252,8 +330,10 @@ SMALLEST_PT = 9
 MIN_WIDTH_PX = 570
 
 
-def draw(sets: list[dict], lang: str = "en") -> str:
-    """One SVG: grouped bars (variant × machine) or lines when results carry an x value."""
+def draw(d: dict, lang: str = "en", no_gpu: bool = False) -> str:
+    """One SVG of one machine's set: bars (one per variant) or lines when results carry an x
+    value. A row of fewer than five samples is drawn without a spread. `no_gpu`: the benchmark
+    has a GPU half that no machine on record has measured (missing_gpu), which the note says."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -263,57 +343,47 @@ def draw(sets: list[dict], lang: str = "en") -> str:
                          "font.size": 10,  # real <text>: readable, searchable, stable
                          "axes.prop_cycle": cycler(color=COLOURS)})
     w = WORDS[lang]
-    described = [describe(d, lang) for d in sets]  # machine labels before translation
-    sets = localise(sets, lang)
-    first = sets[0]
-    has_x = any(r.get("x") is not None for d in sets for r in d["results"])
+    described, said = describe(d, lang), conditions_line(d, lang)  # before translation
+    d = localise([d], lang)[0]
+    has_x = any(r.get("x") is not None for r in d["results"])
     fig, ax = plt.subplots(figsize=(FIG_WIDTH_IN,
-                                    3.6 + 0.3 * len(first["results"]) * (not has_x)))
+                                    3.6 + 0.3 * len(d["results"]) * (not has_x)))
+    spread = lambda rows: [[r["median"] - r["q1"] if conditions.spread_shown(r) else 0  # noqa
+                            for r in rows],
+                           [r["q3"] - r["median"] if conditions.spread_shown(r) else 0
+                            for r in rows]]
     if has_x:
-        for d in sets:
-            for variant in dict.fromkeys(r["variant"] for r in d["results"]):
-                rows = sorted((r for r in d["results"] if r["variant"] == variant),
-                              key=lambda r: r["x"])
-                xs = [r["x"] for r in rows]
-                med = [r["median"] for r in rows]
-                err = [[r["median"] - r["q1"] for r in rows], [r["q3"] - r["median"] for r in rows]]
-                label = variant if len(sets) == 1 else f"{variant} — {d['provenance']['machine']}"
-                ax.errorbar(xs, med, yerr=err, marker="o", capsize=3, label=label)
-        if any(d.get("x_log") for d in sets):  # sweeps over powers of two
+        for variant in dict.fromkeys(r["variant"] for r in d["results"]):
+            rows = sorted((r for r in d["results"] if r["variant"] == variant),
+                          key=lambda r: r["x"])
+            ax.errorbar([r["x"] for r in rows], [r["median"] for r in rows], yerr=spread(rows),
+                        marker="o", capsize=3, label=variant)
+        if d.get("x_log"):  # sweeps over powers of two
             from matplotlib.ticker import NullLocator, ScalarFormatter
             ax.set_xscale("log", base=2)
             # Ticks at the measured sizes, written 8, 32, 128 rather than 2^3, 2^5, 2^7.
-            ax.set_xticks(sorted({r["x"] for d in sets for r in d["results"]}))
+            ax.set_xticks(sorted({r["x"] for r in d["results"]}))
             ax.xaxis.set_major_formatter(ScalarFormatter())
             ax.xaxis.set_minor_locator(NullLocator())
-        ax.set_xlabel(first.get("x_label", "x"))
-        ax.set_ylabel(first["metric"])
+        ax.set_xlabel(d.get("x_label", "x"))
+        ax.set_ylabel(d["metric"])
+        ax.legend(fontsize=SMALLEST_PT, loc="best")
     else:
-        variants = list(dict.fromkeys(r["variant"] for d in sets for r in d["results"]))
-        height = 0.8 / len(sets)
-        for i, d in enumerate(sets):
-            by_variant = {r["variant"]: r for r in d["results"]}
-            ys, med, err = [], [], [[], []]
-            for j, v in enumerate(variants):
-                if v in by_variant:
-                    r = by_variant[v]
-                    ys.append(j + i * height)
-                    med.append(r["median"])
-                    err[0].append(r["median"] - r["q1"])
-                    err[1].append(r["q3"] - r["median"])
-            ax.barh(ys, med, height=height, xerr=err, capsize=3, label=d["provenance"]["machine"])
-        ax.set_yticks([j + height * (len(sets) - 1) / 2 for j in range(len(variants))], variants)
+        rows = d["results"]
+        ax.barh(range(len(rows)), [r["median"] for r in rows], height=0.8, xerr=spread(rows),
+                capsize=3)
+        ax.set_yticks(range(len(rows)), [_variant(r, lang) for r in rows])
         ax.invert_yaxis()
-        ax.set_xlabel(f"{first['metric']} ({w['bars']})", loc="right")
+        ax.set_xlabel(f"{d['metric']} ({w['bars']})", loc="right")
         ax.set_ylabel(w["variant"])
     wrap = lambda text, width: "\n".join(textwrap.wrap(text, width))  # noqa: E731
     # A bar chart's axes start right of its variant names: its title and axis label end at the
     # axes' right edge and run left over the names' column, so they stay inside the figure.
-    ax.set_title(wrap(first["title"], 70), fontsize=10.5, loc="center" if has_x else "right")
-    ax.legend(fontsize=SMALLEST_PT, loc="best")
+    title = title_of(d, lang)
+    ax.set_title(wrap(title, 70), fontsize=10.5, loc="center" if has_x else "right")
     ax.grid(axis="x" if not has_x else "both", alpha=0.3)
-    lines = [wrap(f"{w['measured_on']} {text}", 95) for text in described]
-    if missing_gpu(sets):
+    lines = [wrap(f"{w['measured_on']} {described}", 95)] + ([wrap(said, 95)] if said else [])
+    if no_gpu:
         lines.insert(0, wrap(w["no_gpu"], 95))
     note = "\n".join(lines)
     fig.text(0.01, 0.01, note, fontsize=SMALLEST_PT, va="bottom", ha="left")
@@ -325,16 +395,18 @@ def draw(sets: list[dict], lang: str = "en") -> str:
     plt.close(fig)
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]  # drop the XML prolog: the SVG goes inline into HTML
-    return accessible(svg, first["title"], summary(sets, lang))
+    return accessible(svg, title, summary(d, lang, no_gpu))
 
 
 class NoData(ChartError):
     """Nothing to draw: no snippet of this build wrote the benchmark and no record holds it."""
 
 
-def chart_svg(benchmark: str, local_files: list[Path], recorded: list[tuple[Path, str]],
-              cache_dir: Path, lang: str = "en") -> str:
-    """Draw, or reuse a drawing of exactly the same data made by the same code."""
+def figures(benchmark: str, local_files: list[Path], recorded: list[tuple[Path, str]],
+            cache_dir: Path, lang: str = "en") -> list[tuple[str, str]]:
+    """(SVG, data table) of each chart of a benchmark: one per machine and run, this page's
+    run first, never two machines in one chart. A drawing of exactly the same data made by the
+    same code is reused."""
     if lang not in WORDS:
         raise ChartError(f"no chart words for language {lang!r} (pipeline/charts.py has "
                          f"{', '.join(LANGUAGES)})")
@@ -342,17 +414,17 @@ def chart_svg(benchmark: str, local_files: list[Path], recorded: list[tuple[Path
     if not sets:
         raise NoData(f"no data for benchmark {benchmark!r}: no snippet wrote "
                      f"{benchmark}.json and no record under results/ holds it")
-    h = hashlib.sha256(Path(__file__).read_bytes())
-    h.update(json.dumps([lang, sets], sort_keys=True).encode())
-    cached = cache_dir / f"{benchmark}-{lang}-{h.hexdigest()[:16]}.svg"
-    if cached.is_file():
-        return cached.read_text(encoding="utf-8")
-    svg = draw(sets, lang)
-    write_atomic(cached, svg)
-    return svg
-
-
-def chart_table(benchmark: str, local_files: list[Path], recorded: list[tuple[Path, str]],
-                lang: str = "en") -> str:
-    """The collapsed data table shown under a chart, in `lang`."""
-    return data_table(collect(benchmark, local_files, recorded, lang), lang)
+    code = hashlib.sha256(Path(__file__).read_bytes() + Path(conditions.__file__).read_bytes())
+    no_gpu = missing_gpu(sets)
+    out = []
+    for d in sets:
+        h = code.copy()
+        h.update(json.dumps([lang, no_gpu, d], sort_keys=True).encode())
+        cached = cache_dir / f"{benchmark}-{lang}-{h.hexdigest()[:16]}.svg"
+        if cached.is_file():
+            svg = cached.read_text(encoding="utf-8")
+        else:
+            svg = draw(d, lang, no_gpu)
+            write_atomic(cached, svg)
+        out.append((svg, data_table(d, lang)))
+    return out

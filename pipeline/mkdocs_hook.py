@@ -60,9 +60,10 @@ from mkdocs.utils import get_relative_url
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from pipeline import (background, charts, measured, messages, page_load,  # noqa: E402
-                      page_programs, page_weight, published, records, release_numbers, runner,
-                      startup_noise, version_claims)
+from pipeline import (background, charts, gpu_facts, measured, messages,  # noqa: E402
+                      page_load, page_programs, page_weight, published, records, release_numbers,
+                      runner, startup_noise, version_claims)
+from pipeline import conditions  # noqa: E402
 from pipeline.files import write_named_by_content  # noqa: E402
 from pipeline.snippets import SnippetError  # noqa: E402
 
@@ -114,16 +115,17 @@ TEXT = {
     "program_and": "and",
     # Above a chart or diagram wider than the screen (overrides/assets/scroll-hint.js).
     "scroll_hint": "Wider than the screen: swipe sideways to see it all",
-    # GPU records (results/): {machine}, {date} and {where} are filled in.
-    "recorded_title": "Recorded on {machine} · {date}",
-    "recorded_body": "This output was recorded on {machine} on {date}, for the current version "
-                     "of this program.",
-    "recorded_output": "Output · recorded on {machine} · {date}",
-    "stale_title": "From an older version of this program · {machine} · {date}",
-    "stale_body": "This output was recorded on {machine} on {date} for an older version of this "
-                  "program. The program has changed since, so this is not what it prints now. "
-                  "A new run on a GPU records the current version.",
-    "stale_output": "Output of an older version · recorded on {machine} · {date}",
+    # GPU records (results/): {machine}, {releases} (what the program ran with: its frameworks
+    # and cuDNN), {date} and {where} are filled in.
+    "recorded_title": "Recorded on {machine} · {releases} · {date}",
+    "recorded_body": "This output was recorded on {machine} with {releases} on {date}, for the "
+                     "current version of this program.",
+    "recorded_output": "Output · recorded on {machine} · {releases} · {date}",
+    "stale_title": "From an older version of this program · {machine} · {releases} · {date}",
+    "stale_body": "This output was recorded on {machine} with {releases} on {date} for an older "
+                  "version of this program. The program has changed since, so this is not what "
+                  "it prints now. A new run on a GPU records the current version.",
+    "stale_output": "Output of an older version · recorded on {machine} · {releases} · {date}",
     "no_record_title": "No GPU record",
     "gpu_chart_none": "No GPU measurement is recorded yet for this chart (`{benchmark}`): it "
                       "needs a run on a GPU machine, and none has run it yet.",
@@ -268,11 +270,13 @@ def _literal(value) -> str:
 def render_records(recs: list[records.Record], t: dict) -> str:
     """Each machine's record of a snippet, labelled with the machine and the date; one made
     for an older version of the snippet says so in its title, its text and its output's title."""
-    root = _state["project"].root
+    root, snippets = _state["project"].root, _state["project"].snippets
     blocks = []
     for r in recs:
+        frameworks = gpu_facts.frameworks_of(snippets / r.snippet)
+        releases = ", ".join(conditions.releases(r.data["provenance"], frameworks)) or "—"
         fill = {"machine": _literal(r.machine), "date": _literal(r.date),
-                "where": _literal(r.where(root))}
+                "where": _literal(r.where(root)), "releases": _literal(releases)}
         kind, prefix = ("warning", "stale") if r.stale else ("info", "recorded")
         body = t[f"{prefix}_body"].format(**fill)
         output = _fence(startup_noise.strip(r.data["stdout"]) or "(no output)",
@@ -343,15 +347,6 @@ def render_gpu_result(rel: str, config, page) -> str:
     return render_records(recs, t)
 
 
-def _cudnn(value) -> str:
-    """cuDNN's version number as PyTorch reports it (90100) in the usual form (9.1.0)."""
-    if isinstance(value, int):
-        major, rest = (value // 10000, value % 10000) if value >= 90000 else \
-            (value // 1000, value % 1000)
-        return f"{major}.{rest // 100}.{rest % 100}"
-    return str(value)
-
-
 FRAMEWORKS = (("torch", "PyTorch"), ("jax", "JAX"), ("keras", "Keras"),
               ("tensorflow", "TensorFlow"), ("tf-keras", "tf-keras"),
               ("nvidia-cudnn-frontend", "cudnn-frontend"))
@@ -370,7 +365,7 @@ def _machine_column(m: records.Machine, t: dict) -> dict[str, str]:
             f"PyTorch {w['built']} {p['torch_cuda']}" if p.get("torch_cuda") else "",
             f"TensorFlow {w['built']} {p['tensorflow_built_with_cuda']}"
             if p.get("tensorflow_built_with_cuda") else ""]
-    cudnn = [f"PyTorch {_cudnn(p['torch_cudnn'])}" if p.get("torch_cudnn") else "",
+    cudnn = [f"PyTorch {conditions.cudnn_version(p['torch_cudnn'])}" if p.get("torch_cudnn") else "",
              f"{w['system']} {p['cudnn_system']}" if p.get("cudnn_system") else "",
              *(f"{name} {pkgs[name]}" for name in ("nvidia-cudnn-cu12", "nvidia-cudnn-cu13")
                if name in pkgs),
@@ -452,6 +447,8 @@ def _is_measurement(kind: str, argument: str) -> bool:
         return bool(records.for_snippet(machines, argument))
     if kind == "speedup-evidence":
         return published.own_gpu_records(machines)
+    if kind in ("gpu-fact", "gpu-runs"):  # sentences written from the GPU records
+        return any(r.on_gpu for m in machines for r in m.records)
     if kind == "output" and argument in _state["pending"]:
         return True  # `make serve`: its first run is going on; a build runs it first
     if kind == "output":
@@ -475,6 +472,7 @@ def check_claims(markdown: str, page, config) -> str:
     # a Keras 3 release typed in a version-claims region: that region's own rule says it best
     problems = version_claims.unbacked(markdown, where) + release_numbers.check(markdown, where)
     problems += measured.check(markdown, where, _is_measurement)
+    problems += gpu_facts.check(markdown, where)
     own = _state.setdefault("own_words", {}).get(lang)
     if own is None:
         extra = [v for v in _text(config).values() if isinstance(v, str)]
@@ -501,6 +499,10 @@ def check_claims(markdown: str, page, config) -> str:
 
 def on_page_markdown(markdown, page, config, files):
     markdown = check_claims(markdown, page, config)
+    markdown, problems = gpu_facts.render(markdown, _state["machines"], _text(config)["language"],
+                                          page.file.src_uri, _state["project"].snippets)
+    if problems:
+        _problem("\n".join(problems))
     markdown = page_programs.reader_names(markdown)
     try:
         markdown = version_claims.render(markdown, _state["matrix"], _text(config)["language"],
@@ -543,8 +545,7 @@ def render_chart(benchmark: str, config, page, gpu_only: bool = False) -> str:
     recorded = [(path, re.sub(r"^results/[^,]*, ", "", where))
                 for path, where in records.data_files(_state["machines"], f"{benchmark}.json")]
     try:
-        svg = charts.chart_svg(benchmark, local, recorded, project.cache / "charts", t["language"])
-        table = charts.chart_table(benchmark, local, recorded, t["language"])
+        drawn = charts.figures(benchmark, local, recorded, project.cache / "charts", t["language"])
     except charts.NoData as e:
         if _state["pending"]:  # `make serve`: the benchmark may be among those still running
             return (f'<div class="admonition info"><p class="admonition-title">'
@@ -559,8 +560,9 @@ def render_chart(benchmark: str, config, page, gpu_only: bool = False) -> str:
     except charts.ChartError as e:
         _problem(f"{page.file.src_uri}: {e}")
         return f'<div class="admonition failure"><p>{html.escape(str(e))}</p></div>'
-    return (f'<figure class="benchmark-chart" data-benchmark="{benchmark}">'
-            f'<div class="scroll-box chart-box" tabindex="0">{svg}</div>{table}</figure>')
+    return "".join(f'<figure class="benchmark-chart" data-benchmark="{benchmark}">'
+                   f'<div class="scroll-box chart-box" tabindex="0">{svg}</div>{table}</figure>'
+                   for svg, table in drawn)
 
 
 def markdown_inline(text: str) -> str:

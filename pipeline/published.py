@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from . import charts
+from . import charts, gpu_facts
 from .files import write_atomic
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "published_speedups.yml"
@@ -277,9 +277,18 @@ def chart_html(lang: str, cache_dir: Path, path: Path = DATA) -> str:
 OWN_BENCHMARK = "cudnn_speedup"  # snippets/benchmarks/cudnn_speedup*.py, GPU-only
 HOME_SECTION = "how-much-faster"  # the home page's section that holds <!-- speedup-evidence -->
 LINKS = {
-    "en": {"own": "measured on a GPU", "published": "published figures, not measured here"},
-    "es": {"own": "medido en una GPU", "published": "cifras publicadas, no medidas aquí"},
+    "en": {"published": "published figures, not measured here",
+           "own": "measured on {gpu}: {ranges}",
+           "without_tf": "on this site's {gpu}, {missing} was not measured; the others were: "
+                         "[{ranges}](benchmarks.md#cudnn-speed-up)"},
+    "es": {"published": "cifras publicadas, no medidas aquí",
+           "own": "medido en {gpu}: {ranges}",
+           "without_tf": "en la {gpu} de este sitio no se midió {missing}; los demás sí: "
+                         "[{ranges}](benchmarks.md#cudnn-speed-up)"},
 }
+# The message beside which the link stands is tf-keras's: what backs "usually much slower" for
+# it is a TensorFlow measurement, ours when recorded, the published ones otherwise.
+TENSORFLOW = ("tf-keras", "Keras 3 (TensorFlow)")
 
 
 def own_gpu_records(machines) -> bool:
@@ -289,12 +298,24 @@ def own_gpu_records(machines) -> bool:
 
 
 def speedup_link(machines, lang: str, home: bool = True) -> str:
-    """The Markdown link behind "usually much slower": to this site's GPU numbers when any are
-    on record, otherwise to the home page's section with the published chart, labelled as
-    published. `home`: the link is made for the home page (docs/index*.md); from another page
-    it goes to index.md's section."""
+    """What backs "usually much slower" beside tf-keras's warning, written from the records:
+    this site's TensorFlow figures once a GPU run has them; until then the home page's published
+    chart, labelled as published, and what this site's GPU runs measured of the other frameworks
+    (and that TensorFlow is not among them). `home`: the link is made for the home page
+    (docs/index*.md); from another page it goes to index.md's section."""
     if lang not in LINKS:
         raise PublishedError(f"no link words for language {lang!r}")
-    if own_gpu_records(machines):
-        return f"[{LINKS[lang]['own']}](benchmarks.md#cudnn-speed-up)"
-    return f"[{LINKS[lang]['published']}]({'' if home else 'index.md'}#{HOME_SECTION})"
+    w = LINKS[lang]
+    published = f"[{w['published']}]({'' if home else 'index.md'}#{HOME_SECTION})"
+    parts = []
+    for gpu, ranges, missing in gpu_facts.speedup_ranges_by_gpu(machines):
+        tf = {f: v for f, v in ranges.items() if f in TENSORFLOW}
+        if tf:
+            parts.insert(0, f"[{w['own'].format(gpu=gpu, ranges=', '.join(gpu_facts.range_words(tf, lang)))}]"
+                            "(benchmarks.md#cudnn-speed-up)")
+        else:
+            parts.append(w["without_tf"].format(
+                gpu=gpu, missing="TensorFlow",
+                ranges=", ".join(gpu_facts.range_words(ranges, lang))))
+    return "; ".join([p for p in parts if p.startswith("[")] + [published]
+                     + [p for p in parts if not p.startswith("[")])

@@ -78,7 +78,7 @@ def test_each_chart_draws_the_medians_it_was_given(measured, name, tmp_path):
     """The chart the pages show for this build's run, read back from its SVG: bar lengths or
     line points placed by the medians of the result file (tests/chart_geometry.py)."""
     data, path = measured[name]
-    svg = charts.chart_svg(name, [path], [], tmp_path)
+    (svg, _), = charts.figures(name, [path], [], tmp_path)
     if any(r.get("x") is not None for r in data["results"]):
         chart_geometry.assert_lines_show(svg, [data], log_x=bool(data.get("x_log")))
     else:
@@ -171,7 +171,7 @@ def test_no_cpu_figure_is_labelled_gpu(measured):
 def test_without_a_gpu_the_gpu_half_says_so(measured, tmp_path):
     data, path = measured["cpu_vs_gpu"]
     assert data["expects_gpu"] is True
-    svg = charts.chart_svg("cpu_vs_gpu", [path], [], tmp_path / "cache")
+    (svg, _), = charts.figures("cpu_vs_gpu", [path], [], tmp_path / "cache")
     assert charts.NO_GPU_NOTE in svg and "on GPU" not in svg
     # Once a GPU machine's record is committed, the note goes and its bars are labelled GPU.
     # (A made-up test machine: its numbers are this CPU's, relabelled, and never published.)
@@ -180,15 +180,17 @@ def test_without_a_gpu_the_gpu_half_says_so(measured, tmp_path):
     gpu["results"] += [dict(r, variant=r["variant"].replace("on CPU", "on GPU"), device="GPU")
                        for r in gpu["results"]]
     (tmp_path / "gpu.json").write_text(json.dumps(gpu))
-    svg = charts.chart_svg("cpu_vs_gpu", [path], [(tmp_path / "gpu.json", "results/test-gpu, "
-                                                   "2026-01-02")], tmp_path / "cache")
-    assert charts.NO_GPU_NOTE not in svg and "GPU: Test GPU (results/test-gpu, 2026-01-02)" in svg
+    cpu, gpu = (svg for svg, _ in charts.figures(
+        "cpu_vs_gpu", [path], [(tmp_path / "gpu.json", "results/test-gpu, 2026-01-02")],
+        tmp_path / "cache"))
+    assert charts.NO_GPU_NOTE not in cpu + gpu  # a GPU has measured it: no chart says otherwise
+    assert "GPU: Test GPU (results/test-gpu, 2026-01-02)" in gpu and "Test GPU" not in cpu
 
 
 @pytest.mark.parametrize("name", RESULTS)
 def test_each_chart_is_drawn_and_names_the_device(measured, name, tmp_path):
     data, path = measured[name]
-    svg = charts.chart_svg(name, [path], [], tmp_path / "cache")
+    (svg, _), = charts.figures(name, [path], [], tmp_path / "cache")
     assert svg.startswith("<svg") and data["title"] in svg.replace("&gt;", ">")
     assert f"Measured on {data['provenance']['machine']} (this page's run)" in svg
     if data["provenance"]["device"] == "CPU":

@@ -99,6 +99,24 @@ def test_a_thread_quotation_without_its_release_fails_the_build(mini):
         in proc.stderr
 
 
+def test_a_typed_sentence_on_what_a_gpu_ran_fails_the_build_in_either_language(mini):
+    """Whether a GPU ran a program is the records' to say (<!-- gpu-runs: -->): typed, it is
+    wrong as soon as a GPU run lands, as the C page's "No GPU run of these programs is recorded
+    on this site yet" was. The marker says it from the records (none here)."""
+    page = BACKED + ("\n## On a GPU\n\nNo GPU run of these programs is recorded yet.\n\n"
+                     "Aún no hay registrada ninguna ejecución en GPU de estos programas.\n")
+    proc = build(mini, page)
+    assert proc.returncode != 0
+    for text in ("No GPU run", "Aún no hay"):
+        assert f"index.md:{line_of(page, text)}: " in proc.stderr, text
+    assert proc.stderr.count("what a GPU ran or did not run is written from the records") == 2
+    fixed = build(mini, BACKED + "\n## On a GPU\n\n<!-- gpu-runs: hello.py -->\n")
+    assert fixed.returncode == 0, fixed.stderr
+    from built_pages import opened
+    assert "No GPU run of <code>hello.py</code> is recorded yet." in \
+        opened(mini.root / "site" / "index.html")
+
+
 def test_a_thread_only_message_must_link_its_thread(mini):
     messages = MESSAGES + textwrap.dedent("""\
         old-json:
@@ -142,4 +160,4 @@ def test_measured_with_no_measurement_in_its_section_fails_the_build(mini):
     assert f"index.md:{line}: 'measured' with no measurement on record in its section" \
         in proc.stderr
     # the same words next to an output that ran are backed, and a negation never needs one
-    assert build(mini, BACKED + "\n## Speed\n\nNot measured on a GPU.\n").returncode == 0
+    assert build(mini, BACKED + "\n## Speed\n\nNot measured yet.\n").returncode == 0

@@ -112,7 +112,7 @@ def test_the_frameworks_files_draw_one_chart_each_side_by_side(dry_runs, tmp_pat
             path.parent.mkdir(exist_ok=True)
             path.write_text(json.dumps(d))
             local.append(path)
-        svg = charts.chart_svg(stem, local, [], tmp_path / "cache")
+        (svg, _), = charts.figures(stem, local, [], tmp_path / "cache")
         text = svg.replace("&amp;", "&")
         for framework in FRAMEWORKS.values():
             assert framework in text, (stem, framework)

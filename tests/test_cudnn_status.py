@@ -153,6 +153,28 @@ def test_the_facts_the_advice_states_about_the_installed_libraries():
         (CUDNN / "include" / "cudnn_adv.h").read_text()
 
 
+# cudnnStatus_t of cuDNN 8 (cudnn_ops_infer.h, values 0 to 14): names older than cuDNN 9.
+CUDNN8_NAMES = {f"CUDNN_STATUS_{n}" for n in (
+    "SUCCESS", "NOT_INITIALIZED", "ALLOC_FAILED", "BAD_PARAM", "INTERNAL_ERROR", "INVALID_VALUE",
+    "ARCH_MISMATCH", "MAPPING_ERROR", "EXECUTION_FAILED", "NOT_SUPPORTED", "LICENSE_ERROR",
+    "RUNTIME_PREREQUISITE_MISSING", "RUNTIME_IN_PROGRESS", "RUNTIME_FP_OVERFLOW",
+    "VERSION_MISMATCH")}
+
+
+def test_tensorflow_names_statuses_from_a_table_of_its_own():
+    """What the page says of TensorFlow's log lines: the installed TensorFlow's library holds
+    the old names and the words it writes for a value its table lacks, and none of the sub-code
+    names cuDNN 9's header adds (a name PyTorch would print for the same value)."""
+    tf_lib = (_folder("tensorflow") / "libtensorflow_framework.so.2").read_bytes()
+    assert b"<unknown cudnn status: " in tf_lib
+    assert b"CUDNN_STATUS_ALLOC_FAILED" in tf_lib and b"CUDNN_STATUS_MAPPING_ERROR" in tf_lib
+    sub_codes = [s.name for s in cudnn_status.read_header(HEADER)
+                 if s.value % 1000 and not s.alias_of and s.name not in CUDNN8_NAMES]
+    assert len(sub_codes) >= 30, sub_codes
+    held = [name for name in sub_codes if name.encode() in tf_lib]
+    assert not held, f"TensorFlow's library names cuDNN 9 sub-codes: {held}"
+
+
 # --- a pasted status finds its family --------------------------------------------------------
 
 ASK = """async (queries) => {

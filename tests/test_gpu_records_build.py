@@ -25,6 +25,8 @@ PROVENANCE = {"machine": "GPU: Test Card", "gpu_name": "Test Card", "gpu_count":
 GPU_SNIPPET = """\
 # snippet: needs=gpu
 import json, os, pathlib, sys
+if False:  # a program that imports PyTorch (never run: the test machine's import is slow)
+    import torch  # noqa: F401
 if os.environ.get('SNIPPETS_DEVICE', 'CPU') == 'CPU':
     print('needs a GPU: no CUDA device here')
     sys.exit(77)
@@ -80,7 +82,10 @@ def test_needs_a_gpu_box_shows_the_record_labelled_with_machine_and_date(mini, m
     # Said once, in one line: the program's own "needs a GPU: ..." line is not repeated.
     assert "Needs a GPU. Without one it only says so. On a GPU:" in text
     assert "needs a GPU: no CUDA device here" not in text and "no GPU run of it" not in text
-    assert f"Recorded on GPU: Test Card · {date}" in text
+    # The releases it ran with: the framework it imports, from the record's provenance
+    # (PROVENANCE: torch 9.9.9, cuDNN 90100), not JAX, which it does not import.
+    assert f"Recorded on GPU: Test Card · PyTorch 9.9.9, cuDNN 9.1.0 · {date}" in text
+    assert "JAX 8.8.8" not in text
     assert "TEST-RECORD-ONE" in text
     assert "for the current version of this program" in text
     assert "results/" not in text  # where the record is kept is not for the reader

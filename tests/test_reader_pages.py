@@ -274,6 +274,30 @@ def test_spanish_pages_draw_their_charts_in_spanish_with_a_data_table(site):
     assert checked >= 10, checked
 
 
+def test_no_chart_holds_two_machines_and_no_two_charts_share_a_title(site):
+    """A chart draws one machine's run: its note names one machine ("Measured on"), its data
+    table has no machine column, and its title names that machine, so two runs (of two
+    machines, or of one machine at two sets of sizes) never share a title on a page."""
+    checked = 0
+    for page in sorted(site.rglob("index.html")):
+        drawn = charts_of(page)
+        titles = []
+        for name, svg, table in drawn:
+            where = f"{page.relative_to(site)} chart {name}"
+            text = html.unescape(re.sub(r"<[^>]+>", " ", svg))
+            machines = re.findall(r"(?:Measured on|Medido en) ((?:CPU|GPU): .+?) \((?:this page's "
+                                  r"run|ejecución de esta página|\d{4}-\d\d-\d\d)", text)
+            assert len(machines) == 1, f"{where}: {len(machines)} machines: {machines}"
+            title = html.unescape(re.search(r"<title>(.*?)</title>", svg, re.S).group(1))
+            assert machines[0].strip() in title, f"{where}: its title does not name {machines}"
+            assert "<th>Machine</th>" not in table and "<th>Máquina</th>" not in table, where
+            titles.append(title)
+            checked += 1
+        shared = {t for t in titles if titles.count(t) > 1}
+        assert not shared, f"{page.relative_to(site)}: charts share a title: {shared}"
+    assert checked >= 20, checked
+
+
 
 
 # --- what a page weighs -------------------------------------------------------------------------
