@@ -613,9 +613,7 @@ typedef unsigned (*rl_nvrtcCompileProgram)(rl_nvrtcProgram, int, const char *con
 typedef unsigned (*rl_nvrtcGetSize)(rl_nvrtcProgram, size_t *);
 typedef unsigned (*rl_nvrtcGet)(rl_nvrtcProgram, char *);
 
-#ifdef RNN_LIMITS_HEADER_CHECK /* the tests: each declaration against the library's header */
-#include <cublas_api.h>
-#include <nvrtc.h>
+#ifdef RNN_LIMITS_HEADER_CHECK /* the tests include cublas_v2.h and nvrtc.h, then this file */
 #define SAME(mine, theirs) _Static_assert(__builtin_types_compatible_p(mine, __typeof__(&theirs)), #theirs)
 SAME(rl_cublasCreate, cublasCreate_v2);
 SAME(rl_cublasDestroy, cublasDestroy_v2);
@@ -634,10 +632,10 @@ SAME(rl_nvrtcGetSize, nvrtcGetProgramLogSize);
 SAME(rl_nvrtcGet, nvrtcGetPTX);
 SAME(rl_nvrtcGet, nvrtcGetCUBIN);
 SAME(rl_nvrtcGet, nvrtcGetProgramLog);
-_Static_assert(RL_CUBLAS_OP_N == CUBLAS_OP_N, "CUBLAS_OP_N");
-_Static_assert(RL_CUBLAS_GEMM_DEFAULT == CUBLAS_GEMM_DEFAULT, "CUBLAS_GEMM_DEFAULT");
-_Static_assert(RL_CUBLAS_COMPUTE_32F == CUBLAS_COMPUTE_32F, "CUBLAS_COMPUTE_32F");
-_Static_assert(RL_CUBLAS_COMPUTE_32F_FAST_TF32 == CUBLAS_COMPUTE_32F_FAST_TF32, "TF32");
+_Static_assert((int)RL_CUBLAS_OP_N == (int)CUBLAS_OP_N, "CUBLAS_OP_N");
+_Static_assert((int)RL_CUBLAS_GEMM_DEFAULT == (int)CUBLAS_GEMM_DEFAULT, "CUBLAS_GEMM_DEFAULT");
+_Static_assert((int)RL_CUBLAS_COMPUTE_32F == (int)CUBLAS_COMPUTE_32F, "CUBLAS_COMPUTE_32F");
+_Static_assert((int)RL_CUBLAS_COMPUTE_32F_FAST_TF32 == (int)CUBLAS_COMPUTE_32F_FAST_TF32, "TF32");
 _Static_assert(CUBLAS_STATUS_SUCCESS == 0 && NVRTC_SUCCESS == 0, "success is 0");
 #endif
 
@@ -1970,8 +1968,9 @@ static void pretend_gemm(Gemm *g)
  * kernels, cuBLAS opens with every function this program calls. */
 static void dry_run_checks(Buf *report)
 {
-    char what[32] = "", why[600] = "";
-    char *image = compile_kernels(90, what, sizeof what, why, sizeof why);
+    char *what = kernels_image_kind, *why = kernels_problem;
+    char *image = compile_kernels(90, what, sizeof kernels_image_kind, why, sizeof kernels_problem);
+    if (image) why[0] = 0;
     int major = 0, minor = 0;
     if (nvrtc.lib) nvrtc.version(&major, &minor), machine.nvrtc[0] = major, machine.nvrtc[1] = minor;
     put(report, "{\"nvrtc\": "), put_str(report, nvrtc.lib ? nvrtc.file : nvrtc_problem);
