@@ -359,10 +359,19 @@ static float weight(int salt, int g, int r, int c, int H)
 {
     return 2.0f * value((unsigned)((g * H + r) * H + c), (unsigned)salt) / sqrtf((float)H);
 }
-static float x_value(int t, int d, int i, int H) { return 2.0f * value((unsigned)((t * 4099 + d) * H + i), 5); }
-static float state_value(int salt, int d, int j, int H) { return value((unsigned)(d * H + j), (unsigned)salt); }
+static float x_value(int t, int d, int i, int H)
+{
+    return 2.0f * value((unsigned)((t * 4099 + d) * H + i), 5);
+}
+static float state_value(int salt, int d, int j, int H)
+{
+    return value((unsigned)(d * H + j), (unsigned)salt);
+}
 /* The gradients flowing in from above: only into the rows checked. */
-static float dy_value(int t, int d, int j, int H) { return value((unsigned)((t * 4099 + d) * H + j), 8); }
+static float dy_value(int t, int d, int j, int H)
+{
+    return value((unsigned)((t * 4099 + d) * H + j), 8);
+}
 
 /* One reference: weights rounded to a type, and the results of the checked rows over
  * check_steps steps. Input size = H. Gate order is cuDNN's (and PyTorch's): LSTM i, f, g, o;
@@ -387,15 +396,18 @@ static void reference(Ref *r)
 {
     const int H = r->H, G = CELLS[r->cell].gates, T = r->T, lstm = r->cell == LSTM;
     const size_t GH = (size_t)G * H;
-    double *x = zalloc(sizeof(double) * (size_t)T * H), *hs = zalloc(sizeof(double) * (size_t)(T + 1) * H);
-    double *cs = zalloc(sizeof(double) * (size_t)(T + 1) * H), *act = zalloc(sizeof(double) * (size_t)T * GH);
+    double *x = zalloc(sizeof(double) * (size_t)T * H),
+            *hs = zalloc(sizeof(double) * (size_t)(T + 1) * H);
+    double *cs = zalloc(sizeof(double) * (size_t)(T + 1) * H),
+            *act = zalloc(sizeof(double) * (size_t)T * GH);
     double *u = zalloc(sizeof(double) * (size_t)T * H), *ax = zalloc(sizeof(double) * GH);
     double *ah = zalloc(sizeof(double) * GH), *dax = zalloc(sizeof(double) * GH);
     double *dah = zalloc(sizeof(double) * GH), *dh = zalloc(sizeof(double) * H);
     double *dc = zalloc(sizeof(double) * H), *dhp = zalloc(sizeof(double) * H);
     for (int d = 0; d < r->rows; d++) {
         for (int t = 0; t < T; t++)
-            for (int i = 0; i < H; i++) x[(size_t)t * H + i] = rounded(x_value(t, d, i, H), r->rounding);
+            for (int i = 0; i < H; i++)
+                x[(size_t)t * H + i] = rounded(x_value(t, d, i, H), r->rounding);
         for (int j = 0; j < H; j++) {
             hs[j] = rounded(state_value(6, d, j, H), r->rounding);
             cs[j] = lstm ? rounded(state_value(7, d, j, H), r->rounding) : 0.0;
@@ -413,7 +425,8 @@ static void reference(Ref *r)
                 double *hn = hs + (size_t)(t + 1) * H, *cn = cs + (size_t)(t + 1) * H;
                 if (lstm) {
                     double i = sigm(ax[j] + ah[j]), f = sigm(ax[H + j] + ah[H + j]);
-                    double g = tanh(ax[2 * H + j] + ah[2 * H + j]), o = sigm(ax[3 * H + j] + ah[3 * H + j]);
+                    double g = tanh(ax[2 * H + j] + ah[2 * H + j]),
+                            o = sigm(ax[3 * H + j] + ah[3 * H + j]);
                     a[j] = i, a[H + j] = f, a[2 * H + j] = g, a[3 * H + j] = o;
                     cn[j] = f * cs[(size_t)t * H + j] + i * g;
                     hn[j] = o * tanh(cn[j]);
@@ -426,7 +439,8 @@ static void reference(Ref *r)
             }
         }
         for (int t = 0; t < T; t++)
-            for (int j = 0; j < H; j++) r->y[((size_t)t * r->rows + d) * H + j] = hs[(size_t)(t + 1) * H + j];
+            for (int j = 0; j < H; j++)
+                r->y[((size_t)t * r->rows + d) * H + j] = hs[(size_t)(t + 1) * H + j];
         for (int j = 0; j < H; j++) {
             r->hT[(size_t)d * H + j] = hs[(size_t)T * H + j];
             r->cT[(size_t)d * H + j] = cs[(size_t)T * H + j];
@@ -434,7 +448,8 @@ static void reference(Ref *r)
             dc[j] = lstm ? rounded(state_value(10, d, j, H), r->rounding) : 0.0;
         }
         for (int t = T - 1; t >= 0; t--) { /* back-propagation through time */
-            const double *a = act + (size_t)t * GH, *h = hs + (size_t)t * H, *xt = x + (size_t)t * H;
+            const double *a = act + (size_t)t * GH, *h = hs + (size_t)t * H,
+                    *xt = x + (size_t)t * H;
             for (int j = 0; j < H; j++) {
                 double dht = dh[j] + rounded(dy_value(t, d, j, H), r->rounding);
                 if (lstm) {
@@ -500,7 +515,8 @@ static Ref *make_ref(int cell, int H, int rounding, int T, int rows)
             r->bR[gj] = rounded(0.5f * weight(4, g, j, 0, H), rounding);
         }
     size_t per_row = (size_t)rows * H;
-    r->y = zalloc(sizeof(double) * (size_t)T * per_row), r->dx = zalloc(sizeof(double) * (size_t)T * per_row);
+    r->y = zalloc(sizeof(double) * (size_t)T * per_row),
+            r->dx = zalloc(sizeof(double) * (size_t)T * per_row);
     r->hT = zalloc(sizeof(double) * per_row), r->cT = zalloc(sizeof(double) * per_row);
     r->dh0 = zalloc(sizeof(double) * per_row), r->dc0 = zalloc(sizeof(double) * per_row);
     r->dW = zalloc(sizeof(double) * GHH), r->dR = zalloc(sizeof(double) * GHH);
@@ -517,7 +533,8 @@ static Ref *ref_for(int cell, int H, int rounding)
 {
     int i = 0;
     for (; i < MAX_REFS && refs[i]; i++)
-        if (refs[i]->cell == cell && refs[i]->H == H && refs[i]->rounding == rounding) return refs[i];
+        if (refs[i]->cell == cell && refs[i]->H == H && refs[i]->rounding == rounding)
+            return refs[i];
     if (i == MAX_REFS) { fprintf(stderr, "too many references\n"); exit(1); }
     return refs[i] = make_ref(cell, H, rounding, opt.check_steps, 2);
 }
@@ -555,7 +572,9 @@ static int print_reference(int cell, int H, int B, int T, int type)
             c0[(size_t)b * H + j] = rounded(state_value(7, d, j, H), rnd);
             dhy[(size_t)b * H + j] = checked ? rounded(state_value(9, d, j, H), rnd) : 0;
             dcy[(size_t)b * H + j] = checked ? rounded(state_value(10, d, j, H), rnd) : 0;
-            if (checked) dh0[(size_t)b * H + j] = r->dh0[(size_t)d * H + j], dc0[(size_t)b * H + j] = r->dc0[(size_t)d * H + j];
+            if (checked)
+                dh0[(size_t)b * H + j] = r->dh0[(size_t)d * H + j],
+                        dc0[(size_t)b * H + j] = r->dc0[(size_t)d * H + j];
         }
         for (int t = 0; t < T; t++)
             for (int j = 0; j < H; j++) {
@@ -614,7 +633,8 @@ typedef unsigned (*rl_nvrtcGetSize)(rl_nvrtcProgram, size_t *);
 typedef unsigned (*rl_nvrtcGet)(rl_nvrtcProgram, char *);
 
 #ifdef RNN_LIMITS_HEADER_CHECK /* the tests include cublas_v2.h and nvrtc.h, then this file */
-#define SAME(mine, theirs) _Static_assert(__builtin_types_compatible_p(mine, __typeof__(&theirs)), #theirs)
+#define SAME(mine, theirs) \
+    _Static_assert(__builtin_types_compatible_p(mine, __typeof__(&theirs)), #theirs)
 SAME(rl_cublasCreate, cublasCreate_v2);
 SAME(rl_cublasDestroy, cublasDestroy_v2);
 SAME(rl_cublasSetStream, cublasSetStream_v2);
@@ -711,7 +731,8 @@ static int open_cublas(void)
     if (cublas.lib) return 1;
     void *lib = open_cuda_library("cublas", cublas.file, sizeof cublas.file);
     if (!lib) {
-        snprintf(cublas_problem, sizeof cublas_problem, "cannot open %s: %s", cublas.file, dlerror());
+        snprintf(cublas_problem, sizeof cublas_problem, "cannot open %s: %s", cublas.file,
+                 dlerror());
         return 0;
     }
     char *why = cublas_problem;
@@ -873,14 +894,16 @@ static int nblocks;
 
 static double flops(const Cell *c)
 {
-    double f = 2.0 * CELLS[c->cell].gates * c->batch * (double)opt.steps * c->hidden * (2.0 * c->hidden);
+    double f = 2.0 * CELLS[c->cell].gates * c->batch * (double)opt.steps * c->hidden
+             * (2.0 * c->hidden);
     return c->mode == TRAINING ? 3 * f : f;
 }
 
 static int cheaper(const void *a, const void *b)
 {
     const Block *x = a, *y = b;
-    double cx = (double)x->batch * x->hidden * x->hidden, cy = (double)y->batch * y->hidden * y->hidden;
+    double cx = (double)x->batch * x->hidden * x->hidden,
+            cy = (double)y->batch * y->hidden * y->hidden;
     if (cx != cy) return cx < cy ? -1 : 1;
     return x->hidden != y->hidden ? x->hidden - y->hidden : x->batch - y->batch;
 }
@@ -945,12 +968,16 @@ static int config_size(int first, int end)
 {
     int n = 1;
     while (first + n < end && cells[first + n].cell == cells[first].cell
-           && cells[first + n].algo == cells[first].algo && cells[first + n].type == cells[first].type)
+           && cells[first + n].algo == cells[first].algo
+                   && cells[first + n].type == cells[first].type)
         n++;
     return n;
 }
 
-static double gemm_floor_estimate(void) { return 2 * NTYPES * (opt.warmup_s + opt.samples * opt.sample_s) + 0.05; }
+static double gemm_floor_estimate(void)
+{
+    return 2 * NTYPES * (opt.warmup_s + opt.samples * opt.sample_s) + 0.05;
+}
 
 static double estimate_block(const Block *b)
 {
@@ -976,7 +1003,8 @@ static void learn(const Cell *c, int n, double seconds, double estimate)
         }
     }
     if (!ok && c->state == REFUSED) learnt.refused[c->algo][c->type]++;
-    if (c->algo == PERSIST_DYNAMIC && c->build_ms > 0) learnt.build_s = 0.5 * learnt.build_s + 0.5e-3 * c->build_ms;
+    if (c->algo == PERSIST_DYNAMIC && c->build_ms > 0)
+        learnt.build_s = 0.5 * learnt.build_s + 0.5e-3 * c->build_ms;
     if (ok && estimate > 0) {
         double k = learnt.correction * seconds / estimate;
         k = fmin(5.0, fmax(0.2, k));
@@ -1039,8 +1067,10 @@ static void read_machine(void)
     while (f && fgets(line, sizeof line, f)) machine.cores += strncmp(line, "processor", 9) == 0;
     if (f) fclose(f);
     struct utsname u;
-    if (uname(&u) == 0) snprintf(machine.platform, sizeof machine.platform, "%s-%s-%s", u.sysname, u.release, u.machine);
-    f = fopen("/proc/driver/nvidia/version", "r"); /* "NVRM version: NVIDIA UNIX ... 580.95.05 ..." */
+    if (uname(&u) == 0) snprintf(machine.platform, sizeof machine.platform, "%s-%s-%s", u.sysname,
+                                 u.release, u.machine);
+    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05 ..." */
+    f = fopen("/proc/driver/nvidia/version", "r");
     if (f && fgets(line, sizeof line, f)) {
         for (char *w = strtok(line, " \t\n"); w; w = strtok(NULL, " \t\n"))
             if (w[0] >= '0' && w[0] <= '9' && strchr(w, '.')) {
@@ -1063,7 +1093,8 @@ static void put_provenance(Buf *b)
     size_t v = cudnnGetVersion();
     put(b, "{\"machine\": ");
     char label[600];
-    if (opt.dry_run) snprintf(label, sizeof label, "CPU: %s (%d cores)", machine.cpu, machine.cores);
+    if (opt.dry_run)
+        snprintf(label, sizeof label, "CPU: %s (%d cores)", machine.cpu, machine.cores);
     else snprintf(label, sizeof label, "GPU: %s", machine.gpu);
     put_str(b, label);
     put(b, ", \"device\": \"%s\", \"device_name\": ", opt.dry_run ? "CPU" : "GPU");
@@ -1079,7 +1110,9 @@ static void put_provenance(Buf *b)
     put_version(b, "cudnn_built_with_cuda", (int)cudnnGetCudartVersion());
     put_version(b, "cuda_runtime", machine.cuda_runtime);
     put_version(b, "cuda_runtime_header", CUDART_VERSION);
-    if (machine.cublas[0]) put(b, ", \"cublas\": \"%d.%d.%d\"", machine.cublas[0], machine.cublas[1], machine.cublas[2]);
+    if (machine.cublas[0])
+        put(b, ", \"cublas\": \"%d.%d.%d\"", machine.cublas[0], machine.cublas[1],
+            machine.cublas[2]);
     if (machine.nvrtc[0]) put(b, ", \"nvrtc\": \"%d.%d\"", machine.nvrtc[0], machine.nvrtc[1]);
     put(b, ", \"cpu_model\": "), put_str(b, machine.cpu);
     put(b, ", \"cpu_cores\": %d, \"platform\": ", machine.cores), put_str(b, machine.platform);
@@ -1089,7 +1122,8 @@ static void put_provenance(Buf *b)
 
 static void put_check(Buf *b, const Cell *c)
 {
-    put(b, ", \"check\": {\"steps\": %d, \"rows\": [0%s", opt.check_steps, c->batch > 1 ? ", " : "");
+    put(b, ", \"check\": {\"steps\": %d, \"rows\": [0%s", opt.check_steps,
+        c->batch > 1 ? ", " : "");
     if (c->batch > 1) put(b, "%d", c->batch - 1);
     put(b, "], \"tolerance\": "), put_num(b, TYPES[c->type].tol);
     put(b, ", \"max_error\": "), put_num(b, c->error);
@@ -1099,8 +1133,9 @@ static void put_check(Buf *b, const Cell *c)
 static void put_cell(Buf *b, const Cell *c)
 {
     const TypeInfo *t = &TYPES[c->type];
-    put(b, "{\"cell\": \"%s\", \"mode\": \"%s\", \"algo\": \"%s\", \"algo_enum\": \"CUDNN_RNN_ALGO_%s\", "
-        "\"type\": \"%s\", \"data_type\": \"%s\", \"math_precision\": \"%s\", \"math_type\": \"%s\", "
+    put(b, "{\"cell\": \"%s\", \"mode\": \"%s\", \"algo\": \"%s\", "
+        "\"algo_enum\": \"CUDNN_RNN_ALGO_%s\", \"type\": \"%s\", \"data_type\": \"%s\", "
+        "\"math_precision\": \"%s\", \"math_type\": \"%s\", "
         "\"hidden\": %d, \"input\": %d, \"batch\": %d, \"steps\": %d, \"status\": \"%s\"",
         CELLS[c->cell].name, MODES[c->mode], ALGOS[c->algo].name, ALGOS[c->algo].name, t->name,
         t->data_name, t->prec_name, t->math_name, c->hidden, c->hidden, c->batch, opt.steps,
@@ -1109,7 +1144,8 @@ static void put_cell(Buf *b, const Cell *c)
     if (c->state == REFUSED) {
         put(b, ", \"refused_by\": "), put_str(b, c->stage);
         put(b, ", \"cudnn_status\": "), put_str(b, cudnnGetErrorString((cudnnStatus_t)c->status));
-        put(b, ", \"cudnn_status_code\": %d, \"cudnn_message\": ", c->status), put_str(b, c->message);
+        put(b, ", \"cudnn_status_code\": %d, \"cudnn_message\": ", c->status), put_str(b,
+                c->message);
     }
     if (c->state == OK || c->state == MISMATCH) put_check(b, c);
     if (c->state == OK) {
@@ -1118,8 +1154,11 @@ static void put_cell(Buf *b, const Cell *c)
         put(b, ", \"calls_per_sample\": %d, \"tflops\": ", c->calls), put_num(b, c->tflops);
     }
     if (c->weight_bytes) put(b, ", \"weight_bytes\": %zu", c->weight_bytes);
-    if (c->state == OK) put(b, ", \"workspace_bytes\": %zu, \"reserve_bytes\": %zu", c->work_bytes, c->reserve_bytes);
-    if (c->algo == PERSIST_DYNAMIC && c->build_ms > 0) put(b, ", \"build_ms\": "), put_num(b, c->build_ms);
+    if (c->state == OK)
+        put(b, ", \"workspace_bytes\": %zu, \"reserve_bytes\": %zu", c->work_bytes,
+            c->reserve_bytes);
+    if (c->algo == PERSIST_DYNAMIC && c->build_ms > 0)
+        put(b, ", \"build_ms\": "), put_num(b, c->build_ms);
     put(b, "}");
 }
 
@@ -1128,26 +1167,31 @@ static void put_floors(Buf *b)
     put(b, "{\"kernels\": ");
     put_str(b, kernels_image_kind[0] ? kernels_image_kind : kernels_problem);
     for (int i = 0; i < NFLOORS; i++) {
-        put(b, ", "), put_str(b, i == LAUNCH_BACK_TO_BACK ? "launch_back_to_back_us"
-                                 : i == LAUNCH_SYNC ? "launch_and_synchronise_us" : "grid_barrier_us");
+        const char *key = i == LAUNCH_BACK_TO_BACK ? "launch_back_to_back_us"
+                        : i == LAUNCH_SYNC ? "launch_and_synchronise_us" : "grid_barrier_us";
+        put(b, ", "), put_str(b, key);
         put(b, ": {\"what\": "), put_str(b, floors[i].name);
         put(b, ", \"status\": "), put_str(b, floors[i].done ? "ok" : floors[i].status);
         if (i == GRID_BARRIER)
-            put(b, ", \"blocks\": %d, \"threads\": %d, \"iterations_per_launch\": %d", barrier_blocks,
+            put(b, ", \"blocks\": %d, \"threads\": %d, \"iterations_per_launch\": %d",
+                barrier_blocks,
                 barrier_threads, barrier_iterations);
         if (floors[i].done) put(b, ", \"us\": "), put_spread(b, &floors[i].us);
         put(b, "}");
     }
     put(b, ", \"gemm_problem\": "), put_str(b, gemm_problem);
     put(b, ", \"gemm_check\": {");
-    for (int t = 0; t < NTYPES; t++) put(b, "%s\"%s\": ", t ? ", " : "", TYPES[t].name), put_str(b, gemm_check[t]);
+    for (int t = 0; t < NTYPES; t++)
+        put(b, "%s\"%s\": ", t ? ", " : "", TYPES[t].name), put_str(b, gemm_check[t]);
     put(b, "}, \"gemms\": [");
     for (int i = 0; i < ngemms; i++) {
         const Gemm *g = &gemms[i];
-        put(b, "%s{\"what\": \"%s\", \"type\": \"%s\", \"compute\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d",
+        put(b, "%s{\"what\": \"%s\", \"type\": \"%s\", \"compute\": \"%s\", "
+            "\"m\": %d, \"n\": %d, \"k\": %d",
             i ? ",\n  " : "\n  ", g->gates ? "step" : "large", TYPES[g->type].name,
             TYPES[g->type].gemm_compute_name, g->m, g->n, g->k);
-        if (g->gates) put(b, ", \"gates\": %d, \"hidden\": %d, \"batch\": %d", g->gates, g->hidden, g->batch);
+        if (g->gates)
+            put(b, ", \"gates\": %d, \"hidden\": %d, \"batch\": %d", g->gates, g->hidden, g->batch);
         put(b, ", \"status\": "), put_str(b, g->done ? "ok" : g->status);
         if (g->done) {
             put(b, ", \"us\": "), put_spread(b, &g->us);
@@ -1188,15 +1232,20 @@ static void put_rows(Buf *b, int batch, int fastest, int cell, int mode)
                 const Cell *o = &cells[j];
                 beaten = o->state == OK && o->cell == c->cell && o->mode == c->mode
                       && o->type == c->type && o->hidden == c->hidden && o->batch == c->batch
-                      && (o->us_step.median < c->us_step.median || (o->us_step.median == c->us_step.median && j < i));
+                      && (o->us_step.median < c->us_step.median
+                          || (o->us_step.median == c->us_step.median && j < i));
             }
             if (beaten) continue;
         }
         char variant[96];
-        if (fastest) snprintf(variant, sizeof variant, "%s %s %s", CELLS[c->cell].name, MODES[c->mode], TYPES[c->type].name);
+        if (fastest)
+            snprintf(variant, sizeof variant, "%s %s %s", CELLS[c->cell].name, MODES[c->mode],
+                     TYPES[c->type].name);
         else snprintf(variant, sizeof variant, "%s %s", TYPES[c->type].name, ALGOS[c->algo].name);
-        put(b, "%s{\"variant\": \"%s\", \"x\": %d, \"device\": \"%s\", \"algo\": \"%s\", \"tflops\": ",
-            first ? "\n " : ",\n ", variant, c->hidden, opt.dry_run ? "CPU" : "GPU", ALGOS[c->algo].name);
+        put(b, "%s{\"variant\": \"%s\", \"x\": %d, \"device\": \"%s\", \"algo\": \"%s\", "
+            "\"tflops\": ",
+            first ? "\n " : ",\n ", variant, c->hidden, opt.dry_run ? "CPU" : "GPU",
+                    ALGOS[c->algo].name);
         put_num(b, c->tflops);
         Buf s = {0};
         put_spread(&s, &c->us_step);
@@ -1216,22 +1265,27 @@ static void write_results(void)
     put_common(&b, "rnn_limits", title, "µs per time step", "hidden size");
     put(&b, ",\n\"results\": [");
     put_rows(&b, bc, 1, 0, 0);
-    put(&b, "],\n\"flops_formula\": \"2*G*B*T*H*(I+H), x3 for a training step; G=4 LSTM, 3 GRU; I=H\"");
+    put(&b, "],\n\"flops_formula\": \"2*G*B*T*H*(I+H), x3 for a training step; "
+        "G=4 LSTM, 3 GRU; I=H\"");
     put(&b, ",\n\"types\": {");
     for (int t = 0; t < NTYPES; t++)
-        put(&b, "%s\"%s\": {\"data_type\": \"%s\", \"math_precision\": \"%s\", \"math_type\": \"%s\", "
+        put(&b, "%s\"%s\": {\"data_type\": \"%s\", \"math_precision\": \"%s\", "
+            "\"math_type\": \"%s\", "
             "\"check_tolerance\": %g}", t ? ", " : "", TYPES[t].name, TYPES[t].data_name,
             TYPES[t].prec_name, TYPES[t].math_name, TYPES[t].tol);
     put(&b, "},\n\"timing\": {\"clock\": \"CUDA events around back-to-back calls on one stream\", "
         "\"warmup_ms\": %g, \"sample_ms\": %g, \"samples\": %d, \"check_steps\": %d}",
         1e3 * opt.warmup_s, 1e3 * opt.sample_s, opt.samples, opt.check_steps);
-    put(&b, ",\n\"budget\": {\"started_unix\": %.3f, \"deadline_unix\": %.3f, \"seconds_used\": %.3f, "
-        "\"from\": \"%s\", \"order\": \"centre (hidden %d, batch %d), then the other hidden sizes at "
+    put(&b, ",\n\"budget\": {\"started_unix\": %.3f, \"deadline_unix\": %.3f, "
+        "\"seconds_used\": %.3f, \"from\": \"%s\", \"order\": \"centre (hidden %d, batch %d), "
+        "then the other hidden sizes at "
         "batch %d, the other batches at hidden %d, then the rest by batch*hidden^2\", \"sizes\": [",
-        started_at, deadline, now() - started_at, getenv("BENCH_DEADLINE") ? "BENCH_DEADLINE" : "--seconds",
+        started_at, deadline, now() - started_at,
+                getenv("BENCH_DEADLINE") ? "BENCH_DEADLINE" : "--seconds",
         hc, bc, bc, hc);
     for (int k = 0; k < nblocks; k++)
-        put(&b, "%s{\"hidden\": %d, \"batch\": %d, \"status\": \"%s\", \"seconds\": %.3f, \"estimate\": %.3f}",
+        put(&b, "%s{\"hidden\": %d, \"batch\": %d, \"status\": \"%s\", \"seconds\": %.3f, "
+            "\"estimate\": %.3f}",
             k ? ", " : "", blocks[k].hidden, blocks[k].batch, BLOCK_STATES[blocks[k].state],
             blocks[k].seconds, blocks[k].estimate);
     put(&b, "]}");
@@ -1257,9 +1311,11 @@ static void write_results(void)
         for (int mode = 0; mode < NMODES; mode++) {
             if (!(opt.cells >> cell & 1) || !(opt.modes >> mode & 1)) continue;
             b = (Buf){0};
-            snprintf(name, sizeof name, "rnn_limits_%s_%s", cell == LSTM ? "lstm" : "gru", MODES[mode]);
+            snprintf(name, sizeof name, "rnn_limits_%s_%s", cell == LSTM ? "lstm" : "gru",
+                     MODES[mode]);
             snprintf(title, sizeof title, "cuDNN %s, %s: time per step of each algorithm and type, "
-                     "by hidden size (batch %d, %d steps)", CELLS[cell].name, MODES[mode], bc, opt.steps);
+                     "by hidden size (batch %d, %d steps)", CELLS[cell].name, MODES[mode], bc,
+                             opt.steps);
             put_common(&b, name, title, "µs per time step", "hidden size");
             put(&b, ",\n\"results\": [");
             put_rows(&b, bc, 0, cell, mode);
@@ -1271,7 +1327,8 @@ static void write_results(void)
 
     /* The floors by hidden size at the centre's batch. */
     b = (Buf){0};
-    snprintf(title, sizeof title, "Floors of one LSTM step on this GPU, by hidden size (batch %d)", bc);
+    snprintf(title, sizeof title, "Floors of one LSTM step on this GPU, by hidden size (batch %d)",
+             bc);
     put_common(&b, "rnn_limits_floors", title, "µs", "hidden size");
     put(&b, ",\n\"results\": [");
     first = 1;
@@ -1280,18 +1337,22 @@ static void write_results(void)
         if (!g->done || g->gates != 4 || g->batch != bc) continue;
         Buf s = {0};
         put_spread(&s, &g->us);
-        put(&b, "%s{\"variant\": \"cuBLAS GEMM of one step, %s\", \"x\": %d, \"device\": \"%s\", %s",
-            first ? "\n " : ",\n ", TYPES[g->type].name, g->hidden, opt.dry_run ? "CPU" : "GPU", s.p + 1);
+        put(&b, "%s{\"variant\": \"cuBLAS GEMM of one step, %s\", \"x\": %d, "
+            "\"device\": \"%s\", %s",
+            first ? "\n " : ",\n ", TYPES[g->type].name, g->hidden, opt.dry_run ? "CPU" : "GPU",
+                    s.p + 1);
         free(s.p);
         first = 0;
     }
     for (int f = 0; f < NFLOORS; f++) {
         if (!floors[f].done || f == LAUNCH_SYNC) continue;
         for (int k = 0; k < nblocks; k++) {
-            if (blocks[k].batch != bc || blocks[k].state == BLOCK_PENDING || blocks[k].state == BLOCK_LEFT_OUT) continue;
+            if (blocks[k].batch != bc || blocks[k].state == BLOCK_PENDING
+                || blocks[k].state == BLOCK_LEFT_OUT) continue;
             Buf s = {0};
             put_spread(&s, &floors[f].us);
-            put(&b, "%s{\"variant\": \"%s\", \"x\": %d, \"device\": \"%s\", %s", first ? "\n " : ",\n ",
+            put(&b, "%s{\"variant\": \"%s\", \"x\": %d, \"device\": \"%s\", %s",
+                first ? "\n " : ",\n ",
                 floors[f].name, blocks[k].hidden, opt.dry_run ? "CPU" : "GPU", s.p + 1);
             free(s.p);
             first = 0;
@@ -1316,7 +1377,8 @@ typedef int (*Call)(void *ctx, const char **stage);
 /* Warm up for opt.warmup_s, then opt.samples samples of `calls` back-to-back calls, as many as
  * fill opt.sample_s: device microseconds per call (CUDA events) and host microseconds to issue
  * one call. */
-static int measure(Call call, void *ctx, const char **stage, Spread *dev_us, Spread *host_us, int *calls)
+static int measure(Call call, void *ctx, const char **stage, Spread *dev_us, Spread *host_us,
+                   int *calls)
 {
     double start = real_now(), per_call = 0;
     int k = 1, rc;
@@ -1380,12 +1442,14 @@ static void floor_failed(int f, const char *stage, int rc)
 static void measure_kernel_floors(int arch)
 {
     char why[600] = "";
-    char *image = compile_kernels(arch, kernels_image_kind, sizeof kernels_image_kind, why, sizeof why);
+    char *image = compile_kernels(arch, kernels_image_kind, sizeof kernels_image_kind, why,
+                                  sizeof why);
     if (!image) copy(kernels_problem, sizeof kernels_problem, why);
     else if (!open_driver()) copy(kernels_problem, sizeof kernels_problem, driver_problem);
     if (kernels_problem[0]) {
         kernels_image_kind[0] = 0;
-        for (int f = 0; f < NFLOORS; f++) copy(floors[f].status, sizeof floors[f].status, kernels_problem);
+        for (int f = 0; f < NFLOORS; f++)
+            copy(floors[f].status, sizeof floors[f].status, kernels_problem);
         free(image);
         return;
     }
@@ -1425,7 +1489,8 @@ static void measure_kernel_floors(int arch)
     rc = (int)driver.occupancy(&per_sm, k_barrier, barrier_threads, 0);
     barrier_blocks = machine.sms;
     if (!coop) {
-        snprintf(floors[GRID_BARRIER].status, sizeof floors[GRID_BARRIER].status, "no cooperative launch on this GPU");
+        snprintf(floors[GRID_BARRIER].status, sizeof floors[GRID_BARRIER].status,
+                 "no cooperative launch on this GPU");
         return;
     }
     if (rc || per_sm < 1) {
@@ -1439,7 +1504,8 @@ static void measure_kernel_floors(int arch)
     if (rc) floor_failed(GRID_BARRIER, stage, rc);
     else {
         floors[GRID_BARRIER].us.n = per_launch.n;
-        for (int s = 0; s < per_launch.n; s++) floors[GRID_BARRIER].us.v[s] = per_launch.v[s] / barrier_iterations;
+        for (int s = 0; s < per_launch.n; s++)
+            floors[GRID_BARRIER].us.v[s] = per_launch.v[s] / barrier_iterations;
         summarise(&floors[GRID_BARRIER].us);
         floors[GRID_BARRIER].done = 1;
     }
@@ -1478,8 +1544,10 @@ static void check_gemm(int type)
     enum { M = 64, N = 16, K = 32 };
     float a[M * K], b[K * N];
     unsigned char ha[M * K * 4], hb[K * N * 4], hc[M * N * 4];
-    for (int i = 0; i < M * K; i++) store(ha, (size_t)i, a[i] = rounded(value((unsigned)i, 11), TYPES[type].rounding), type);
-    for (int i = 0; i < K * N; i++) store(hb, (size_t)i, b[i] = rounded(value((unsigned)i, 12), TYPES[type].rounding), type);
+    for (int i = 0; i < M * K; i++)
+        store(ha, (size_t)i, a[i] = rounded(value((unsigned)i, 11), TYPES[type].rounding), type);
+    for (int i = 0; i < K * N; i++)
+        store(hb, (size_t)i, b[i] = rounded(value((unsigned)i, 12), TYPES[type].rounding), type);
     Gemm g = {.type = type, .m = M, .n = N, .k = K};
     GemmCall x = {.g = &g};
     CHECK_CUDA(cudaMalloc(&x.a, sizeof ha));
@@ -1490,7 +1558,8 @@ static void check_gemm(int type)
     const char *stage;
     int rc = call_gemm(&x, &stage);
     CHECK_CUDA(cudaStreamSynchronize(stream));
-    if (rc) snprintf(gemm_check[type], sizeof gemm_check[type], "cublasGemmEx: %s", blas_status(rc));
+    if (rc)
+        snprintf(gemm_check[type], sizeof gemm_check[type], "cublasGemmEx: %s", blas_status(rc));
     else {
         CHECK_CUDA(cudaMemcpy(hc, x.c, (size_t)M * N * TYPES[type].bytes, cudaMemcpyDeviceToHost));
         double err = 0, scale = 0;
@@ -1506,7 +1575,8 @@ static void check_gemm(int type)
         snprintf(gemm_check[type], sizeof gemm_check[type], "%s: error %.2e (tolerance %.0e)",
                  ok ? "ok" : "MISMATCH", err, TYPES[type].tol);
         if (!ok) {
-            fprintf(stderr, "MISMATCH: cublasGemmEx %s differs from the CPU (%.2e)\n", TYPES[type].name, err);
+            fprintf(stderr, "MISMATCH: cublasGemmEx %s differs from the CPU (%.2e)\n",
+                    TYPES[type].name, err);
             any_mismatch = 1;
         }
     }
@@ -1580,7 +1650,8 @@ static cudnnDropoutDescriptor_t dropout;
 static int call_rnn(void *ctx, const char **stage)
 {
     Rnn *r = ctx;
-    cudnnRNNDataDescriptor_t xd = r->timed ? r->x_time : r->x_check, yd = r->timed ? r->y_time : r->y_check;
+    cudnnRNNDataDescriptor_t xd = r->timed ? r->x_time : r->x_check,
+            yd = r->timed ? r->y_time : r->y_check;
     const int32_t *len = r->timed ? r->len_time : r->len_check;
     int train = r->mode == TRAINING;
     cudnnStatus_t st;
@@ -1588,7 +1659,8 @@ static int call_rnn(void *ctx, const char **stage)
     st = cudnnRNNForward(handle, r->rnn, train ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE,
                          len, xd, r->x, yd, r->y, r->h_desc, r->h0, r->hT, r->h_desc,
                          r->lstm ? r->c0 : NULL, r->lstm ? r->cT : NULL, r->weight_bytes, r->w,
-                         r->work_bytes, r->work, train ? r->reserve_bytes : 0, train ? r->reserve : NULL);
+                         r->work_bytes, r->work, train ? r->reserve_bytes : 0,
+                                 train ? r->reserve : NULL);
     if (st || !train) return (int)st;
     *stage = "cudnnRNNBackwardData_v8";
     st = cudnnRNNBackwardData_v8(handle, r->rnn, len, yd, r->y, r->dy, xd, r->dx, r->h_desc, r->h0,
@@ -1644,7 +1716,10 @@ static cudnnStatus_t slot(Rnn *r, int id, Slot *m, Slot *bias, int H)
     return CUDNN_STATUS_SUCCESS;
 }
 
-static size_t at(Slot s, int row, int col) { return s.base + (size_t)row * s.row + (size_t)col * s.col; }
+static size_t at(Slot s, int row, int col)
+{
+    return s.base + (size_t)row * s.row + (size_t)col * s.col;
+}
 
 /* The largest |got - want| over the largest |want|. */
 static double compare(const double *got, const double *want, size_t n)
@@ -1666,7 +1741,8 @@ static int check_cell(Rnn *r, Cell *c, const Ref *ref, Slot *ms, Slot *bs)
 {
     const int H = c->hidden, B = c->batch, T = opt.check_steps, G = CELLS[c->cell].gates;
     const int rows = checked_rows(B), type = c->type;
-    const size_t BH = (size_t)B * H, TBH = (size_t)T * BH, GHH = (size_t)G * H * H, GH = (size_t)G * H;
+    const size_t BH = (size_t)B * H, TBH = (size_t)T * BH, GHH = (size_t)G * H * H,
+            GH = (size_t)G * H;
     const char *stage = "";
     r->timed = 0;
     int rc = call_rnn(r, &stage);
@@ -1698,7 +1774,7 @@ static int check_cell(Rnn *r, Cell *c, const Ref *ref, Slot *ms, Slot *bs)
                 for (int j = 0; j < H; j++) {
                     size_t to = ((size_t)t * nb + i) * H + j;
                     k.got[to] = load(host, ((size_t)t * B + b) * H + j, type);
-                    k.want[to] = d < rows ? outs[o].ref[((size_t)t * rows + d) * H + j] : 0.0;
+                    k.want[to] = d < rows ? outs[o].ref[((size_t)t * ref->rows + d) * H + j] : 0.0;
                 }
             }
         checks[n++] = k;
@@ -1709,7 +1785,8 @@ static int check_cell(Rnn *r, Cell *c, const Ref *ref, Slot *ms, Slot *bs)
         CHECK_CUDA(cudaMemcpy(image, r->dw, r->weight_bytes, cudaMemcpyDeviceToHost));
         static const char *names[] = {"dW", "dR", "dbW", "dbR"};
         for (int part = 0; part < 4; part++) {
-            const double *src = part == 0 ? ref->dW : part == 1 ? ref->dR : part == 2 ? ref->dbW : ref->dbR;
+            const double *src = part == 0 ? ref->dW : part == 1 ? ref->dR
+                              : part == 2 ? ref->dbW : ref->dbR;
             int cols = part < 2 ? H : 1;
             Check k = {names[part], got + used, want + used, part < 2 ? GHH : GH};
             for (int g = 0; g < G; g++) {
@@ -1787,10 +1864,17 @@ static void run_config(Cell *c, int n)
     if (st) { refuse(c, n, "cudnnGetRNNWeightSpaceSize", st); goto done; }
     int *lengths = zalloc(sizeof(int) * (size_t)B * 2), *lengths_time = lengths + B;
     for (int b = 0; b < B; b++) lengths[b] = Tc, lengths_time[b] = T;
-    st = cudnnSetRNNDataDescriptor(r.x_check, ty->data, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, Tc, B, H, lengths, NULL);
-    if (!st) st = cudnnSetRNNDataDescriptor(r.y_check, ty->data, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, Tc, B, H, lengths, NULL);
-    if (!st) st = cudnnSetRNNDataDescriptor(r.x_time, ty->data, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, T, B, H, lengths_time, NULL);
-    if (!st) st = cudnnSetRNNDataDescriptor(r.y_time, ty->data, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, T, B, H, lengths_time, NULL);
+    st = cudnnSetRNNDataDescriptor(r.x_check, ty->data, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, Tc,
+                                   B, H, lengths, NULL);
+    if (!st)
+        st = cudnnSetRNNDataDescriptor(r.y_check, ty->data, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+                                       Tc, B, H, lengths, NULL);
+    if (!st)
+        st = cudnnSetRNNDataDescriptor(r.x_time, ty->data, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+                                       T, B, H, lengths_time, NULL);
+    if (!st)
+        st = cudnnSetRNNDataDescriptor(r.y_time, ty->data, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED,
+                                       T, B, H, lengths_time, NULL);
     int hdims[3] = {1, B, H}, hstrides[3] = {B * H, H, 1};
     if (!st) st = cudnnSetTensorNdDescriptor(r.h_desc, ty->data, 3, hdims, hstrides);
     if (st) { free(lengths); refuse(c, n, "cudnnSetRNNDataDescriptor", st); goto done; }
@@ -1819,7 +1903,8 @@ static void run_config(Cell *c, int n)
         const float *m = id < G ? ref->W : ref->R, *bias = id < G ? ref->bW : ref->bR;
         int g = id % G;
         for (int j = 0; j < H; j++) {
-            for (int k = 0; k < H; k++) store(image, at(ms[id], j, k), m[((size_t)g * H + j) * H + k], type);
+            for (int k = 0; k < H; k++)
+                store(image, at(ms[id], j, k), m[((size_t)g * H + j) * H + k], type);
             store(image, at(bs[id], j, 0), bias[(size_t)g * H + j], type);
         }
     }
@@ -1854,7 +1939,8 @@ static void run_config(Cell *c, int n)
 
     for (int i = 0; i < n; i++) {
         Cell *m = &c[i];
-        cudnnForwardMode_t fwd = m->mode == TRAINING ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE;
+        cudnnForwardMode_t fwd = m->mode == TRAINING ? CUDNN_FWD_MODE_TRAINING
+                                                     : CUDNN_FWD_MODE_INFERENCE;
         size_t w1 = 0, r1 = 0, w2 = 0, r2 = 0;
         st = cudnnGetRNNTempSpaceSizes(handle, r.rnn, fwd, r.x_check, &w1, &r1);
         if (!st) st = cudnnGetRNNTempSpaceSizes(handle, r.rnn, fwd, r.x_time, &w2, &r2);
@@ -1868,7 +1954,8 @@ static void run_config(Cell *c, int n)
         if (check_cell(&r, m, ref, ms, bs) == 0) {
             if (!(m->error <= ty->tol)) {
                 m->state = MISMATCH, any_mismatch = 1;
-                fprintf(stderr, "MISMATCH: %s %s %s %s H %d B %d: %s differs from the CPU reference "
+                fprintf(stderr,
+                        "MISMATCH: %s %s %s %s H %d B %d: %s differs from the CPU reference "
                         "by %.2e (tolerance %.0e)\n", CELLS[m->cell].name, MODES[m->mode], ty->name,
                         ALGOS[m->algo].name, H, B, m->worst, m->error, ty->tol);
             } else {
@@ -1908,9 +1995,12 @@ done:
 static void pretend_config(Cell *c, int n)
 {
     double spent = 0.05;
-    if (c->algo == PERSIST_STATIC && c->type == BF16) refuse(c, n, "cudnnSetRNNDescriptor_v8", CUDNN_STATUS_BAD_PARAM);
-    else if (c->algo == PERSIST_DYNAMIC && c->batch > 128) refuse(c, n, "cudnnBuildRNNDynamic", CUDNN_STATUS_NOT_SUPPORTED);
-    else if (c->algo == PERSIST_STATIC_SMALL_H && c->hidden > 128) refuse(c, n, "cudnnRNNForward", CUDNN_STATUS_NOT_SUPPORTED);
+    if (c->algo == PERSIST_STATIC && c->type == BF16)
+        refuse(c, n, "cudnnSetRNNDescriptor_v8", CUDNN_STATUS_BAD_PARAM);
+    else if (c->algo == PERSIST_DYNAMIC && c->batch > 128)
+        refuse(c, n, "cudnnBuildRNNDynamic", CUDNN_STATUS_NOT_SUPPORTED);
+    else if (c->algo == PERSIST_STATIC_SMALL_H && c->hidden > 128)
+        refuse(c, n, "cudnnRNNForward", CUDNN_STATUS_NOT_SUPPORTED);
     for (int i = 0; i < n; i++) {
         Cell *m = &c[i];
         if (m->algo == PERSIST_DYNAMIC) m->build_ms = 1000;
@@ -1931,7 +2021,8 @@ static void pretend_config(Cell *c, int n)
         m->calls = (int)ceil(opt.sample_s / (step_us * opt.steps * 1e-6));
         m->tflops = flops(m) / (m->us_step.median * opt.steps * 1e-6) / 1e12;
         m->error = TYPES[m->type].tol / 10, snprintf(m->worst, sizeof m->worst, "y");
-        m->weight_bytes = (size_t)TYPES[m->type].bytes * 2 * CELLS[m->cell].gates * m->hidden * (m->hidden + 1);
+        m->weight_bytes = (size_t)TYPES[m->type].bytes * 2 * CELLS[m->cell].gates * m->hidden
+                        * (m->hidden + 1);
         m->state = OK;
         spent += opt.warmup_s + opt.samples * fmax(opt.sample_s, step_us * opt.steps * 1e-6);
     }
@@ -1972,7 +2063,8 @@ static void dry_run_checks(Buf *report)
     char *image = compile_kernels(90, what, sizeof kernels_image_kind, why, sizeof kernels_problem);
     if (image) why[0] = 0;
     int major = 0, minor = 0;
-    if (nvrtc.lib) nvrtc.version(&major, &minor), machine.nvrtc[0] = major, machine.nvrtc[1] = minor;
+    if (nvrtc.lib)
+        nvrtc.version(&major, &minor), machine.nvrtc[0] = major, machine.nvrtc[1] = minor;
     put(report, "{\"nvrtc\": "), put_str(report, nvrtc.lib ? nvrtc.file : nvrtc_problem);
     put(report, ", \"kernels\": "), put_str(report, image ? what : why);
     put(report, ", \"cublas\": "), put_str(report, open_cublas() ? cublas.file : cublas_problem);
@@ -2014,7 +2106,8 @@ static void add_gemm(int type, int gates, int hidden, int batch)
 {
     Gemm *g = &gemms[ngemms++];
     *g = (Gemm){.type = type, .gates = gates, .hidden = hidden, .batch = batch};
-    g->m = gates ? gates * hidden : LARGE_GEMM, g->n = gates ? batch : LARGE_GEMM, g->k = gates ? hidden : LARGE_GEMM;
+    g->m = gates ? gates * hidden : LARGE_GEMM, g->n = gates ? batch : LARGE_GEMM,
+            g->k = gates ? hidden : LARGE_GEMM;
     if (opt.dry_run) pretend_gemm(g);
     else time_gemm(g);
 }
@@ -2025,7 +2118,9 @@ static void run_floors(int arch)
     if (opt.dry_run) pretend_floors();
     else measure_kernel_floors(arch);
     for (int f = 0; f < NFLOORS; f++) {
-        if (floors[f].done) printf("  %-32s %8.2f us (%.2f-%.2f)\n", floors[f].name, floors[f].us.median, floors[f].us.q1, floors[f].us.q3);
+        if (floors[f].done)
+            printf("  %-32s %8.2f us (%.2f-%.2f)\n", floors[f].name, floors[f].us.median,
+                   floors[f].us.q1, floors[f].us.q3);
         else printf("  %-32s not measured: %s\n", floors[f].name, floors[f].status);
     }
     for (int t = 0; t < NTYPES; t++)
@@ -2036,7 +2131,8 @@ static void run_floors(int arch)
         else printf(" %s not measured (%s)", TYPES[gemms[i].type].name, gemms[i].status);
     printf("\n");
     for (int t = 0; t < NTYPES; t++)
-        if (gemm_check[t][0]) printf("  cublasGemmEx %s against the CPU: %s\n", TYPES[t].name, gemm_check[t]);
+        if (gemm_check[t][0])
+            printf("  cublasGemmEx %s against the CPU: %s\n", TYPES[t].name, gemm_check[t]);
 }
 
 static void run_block(int k)
@@ -2054,7 +2150,9 @@ static void run_block(int k)
                     add_gemm(t, gates, b->hidden, b->batch);
         printf("  cuBLAS GEMM of one step (B x H by H x G*H):");
         for (int i = first; i < ngemms; i++)
-            if (gemms[i].done) printf(" %s G=%d %.2f us", TYPES[gemms[i].type].name, gemms[i].gates, gemms[i].us.median);
+            if (gemms[i].done)
+                printf(" %s G=%d %.2f us", TYPES[gemms[i].type].name, gemms[i].gates,
+                       gemms[i].us.median);
         printf("\n");
     }
     for (int i = b->first; i < b->first + b->count;) {
@@ -2064,7 +2162,8 @@ static void run_block(int k)
         if (start + estimate > end) { /* the rest of this size does not fit: left out */
             for (int j = i; j < b->first + b->count; j++) cells[j].state = LEFT_OUT;
             b->state = BLOCK_PARTIAL;
-            printf("  the rest of this size left out: %.1f s estimated, %.1f s left\n", estimate, end - start);
+            printf("  the rest of this size left out: %.1f s estimated, %.1f s left\n", estimate,
+                   end - start);
             break;
         }
         if (opt.dry_run) pretend_config(c, n);
@@ -2157,7 +2256,8 @@ static int list_of_numbers(const char *s, int *out, const char *what)
     int n = 0;
     copy(words, sizeof words, s);
     for (char *w = strtok(words, ","); w; w = strtok(NULL, ",")) {
-        if (n == MAX_SIZES) { fprintf(stderr, "%s: at most %d values\n", what, MAX_SIZES); exit(2); }
+        if (n == MAX_SIZES) { fprintf(stderr, "%s: at most %d values\n", what,
+                                      MAX_SIZES); exit(2); }
         out[n++] = number(w, 1, 8192, what);
     }
     if (!n) { fprintf(stderr, "%s: no value\n", what); exit(2); }
@@ -2203,7 +2303,8 @@ static void parse(int argc, char **argv)
             if (argc - i < 6) { usage(stderr); exit(2); }
             int cell = index_of(argv[i + 1], cell_names, NCELLS, a);
             int H = number(argv[i + 2], 1, 1024, "H"), B = number(argv[i + 3], 1, 256, "B");
-            int T = number(argv[i + 4], 1, 64, "T"), type = index_of(argv[i + 5], type_names, NTYPES, a);
+            int T = number(argv[i + 4], 1, 64, "T"), type = index_of(argv[i + 5], type_names,
+                                                                     NTYPES, a);
             exit(print_reference(cell, H, B, T, type));
         }
         else if (!v) { usage(stderr); exit(2); }
@@ -2275,7 +2376,8 @@ int main(int argc, char **argv)
         size_t v = cudnnGetVersion();
         printf("rnn_limits: %s (compute capability %s, %d SMs), cuDNN %zu.%zu.%zu, CUDA runtime "
                "%d.%d, driver %s (CUDA %d.%d)\n", machine.gpu, machine.cc, machine.sms, v / 10000,
-               v / 100 % 100, v % 100, machine.cuda_runtime / 1000, machine.cuda_runtime % 1000 / 10,
+               v / 100 % 100, v % 100, machine.cuda_runtime / 1000,
+                       machine.cuda_runtime % 1000 / 10,
                machine.driver[0] ? machine.driver : "?", machine.cuda_driver / 1000,
                machine.cuda_driver % 1000 / 10);
     }
