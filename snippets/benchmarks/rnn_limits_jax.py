@@ -28,6 +28,8 @@ on_gpu = jax.default_backend() == "gpu" if LOG_CHILD else _gpu_timing.gpu_or_exi
     jax.default_backend() == "gpu", "JAX sees no GPU",
     "what JAX's cuDNN LSTM reaches is measured on a GPU only")
 PRECISIONS = {"FP32 strict": lax.Precision.HIGHEST, "FP32 default": None}
+if _gpu_timing.dry_run():  # each cell compiles: on a CPU, one precision shows the code works
+    del PRECISIONS["FP32 default"]
 PATHS = {"cuDNN": "jax.experimental.rnn.lstm (cuDNN)" if on_gpu else
          "jax.experimental.rnn.lstm_ref (the dry run's stand-in: no cuDNN on the CPU)",
          "scan": "lax.scan, jitted, projection hoisted"}
@@ -130,7 +132,7 @@ if LOG_CHILD:
     _gpu_timing.cudnn_log_child(call_for, lambda: None)
     sys.exit(0)
 
-sizes = _gpu_timing.size_list(limit=4)
+sizes = _gpu_timing.size_list(limit=1 if _gpu_timing.dry_run() else 4)
 cells, dropped = _gpu_timing.run_sizes(conditions, time_cell, sizes, reserve=20)
 cudnn = [c for c in cells if c["path"] == "cuDNN"]
 algorithms, problem = _gpu_timing.logged_algorithms(

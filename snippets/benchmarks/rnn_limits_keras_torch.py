@@ -81,7 +81,7 @@ if LOG_CHILD:
     _gpu_timing.cudnn_log_child(make_call, sync)
     sys.exit(0)
 
-sizes = _gpu_timing.size_list(limit=4)
+sizes = _gpu_timing.size_list(limit=1 if _gpu_timing.dry_run() else 4)
 index = {tuple(s.values()): i for i, s in enumerate(sizes)}
 cells, dropped = _gpu_timing.run_sizes(lambda s: conditions(s, index[tuple(s.values())]),
                                        time_cell, sizes, reserve=25)
