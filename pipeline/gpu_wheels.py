@@ -4,11 +4,12 @@
     python -m pipeline.gpu_wheels install DIR TARGET  # there: into TARGET (for PYTHONPATH), checked
 
 The lent machines (DEVELOPERS.md, GPU; CONTRIBUTING, GPU records) run Python 3.12 with PyTorch,
-JAX and NumPy, and reach no package registry. They lack Keras: CARRIED is Keras at the release
-requirements.txt pins and those of its requirements the machine's image does not hold
+JAX and NumPy, and reach no package registry. They lack Keras and FlashRNN (the RNN kernels
+snippets/benchmarks/rnn_alternatives.py compares with cuDNN): CARRIED is each at the release
+requirements.txt pins, with those of their requirements the machine's image does not hold
 (ON_THE_MACHINE, from the image's package list), each at its pin. `install` installs them with
 pip (no index, no dependencies) and then checks that every requirement of the installed Keras
-is met, naming what is not.
+and FlashRNN (NEEDS_CHECKED) is met, naming what is not.
 """
 from __future__ import annotations
 
@@ -20,10 +21,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CARRIED = ("keras", "namex", "optree")
-# Keras's other requirements, in the lent machines' image ('cuda': the device tool's package
-# list, read 2026-11-17): carrying them would shadow the image's own builds.
-ON_THE_MACHINE = ("absl-py", "h5py", "ml-dtypes", "numpy", "packaging", "rich")
+CARRIED = ("keras", "namex", "optree", "flashrnn")
+NEEDS_CHECKED = ("keras", "flashrnn")  # the packages whose requirements install() checks
+# Their other requirements, in the lent machines' image ('cuda': the device tool's package list,
+# read 2026-11-17): carrying them would shadow the image's own builds.
+ON_THE_MACHINE = ("absl-py", "h5py", "ml-dtypes", "numpy", "packaging", "rich",
+                  "torch", "triton", "einops", "ninja")
 PYTHON_VERSION = "3.12"  # the lent machines' Python
 PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64",
              "manylinux2014_x86_64", "manylinux1_x86_64")
@@ -56,11 +59,20 @@ def carried(requirements: Path = ROOT / "requirements.txt") -> list[str]:
     return [f"{name}=={pinned[name]}" for name in CARRIED]
 
 
+def _applies(marker: str, platform: str = "linux") -> bool:
+    """Whether a requirement's marker holds on a lent machine (Linux): an extra's never; a
+    `sys_platform == / != "..."` one as written; any other, yes."""
+    if "extra" in marker:
+        return False
+    m = re.fullmatch(r"\s*sys_platform\s*(==|!=)\s*[\"']([^\"']+)[\"']\s*", marker)
+    return m is None or (m.group(2) == platform) == (m.group(1) == "==")
+
+
 def requirements_of(dist: md.Distribution) -> list[str]:
-    """A distribution's unconditional requirements, by name."""
+    """A distribution's requirements on a lent machine (Linux, no extras), by name."""
     names = []
     for req in dist.requires or []:
-        if ";" in req and "extra" in req.split(";", 1)[1]:
+        if ";" in req and not _applies(req.split(";", 1)[1]):
             continue
         names.append(_norm(re.split(r"[\s<>=!~;\[(]", req, maxsplit=1)[0]))
     return names
@@ -99,8 +111,8 @@ def wheel_files(folder: Path) -> list[Path]:
 
 
 def install(folder: Path, target: Path, log=print) -> None:
-    """The carried wheels into `target`, then a check that the installed Keras has every
-    requirement it names, from `target` or the machine."""
+    """The carried wheels into `target`, then a check that the installed Keras and FlashRNN
+    have every requirement they name (on Linux), from `target` or the machine."""
     wheels = wheel_files(folder)
     cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps",
            "--no-compile", "--no-cache-dir", "--upgrade", "--target", str(target),
@@ -110,17 +122,24 @@ def install(folder: Path, target: Path, log=print) -> None:
         last = (run.stderr.strip().splitlines() or ["no output"])[-1]
         raise WheelError(f"pip could not install the wheels: {last}")
     path = [str(target)] + sys.path
-    keras = next(iter(md.distributions(name="keras", path=[str(target)])), None)
-    if keras is None:
-        raise WheelError(f"{target}: Keras is not there after pip installed {wheels[0].name}")
-    found, absent = [], []
-    for name in requirements_of(keras):
-        dist = next(iter(md.distributions(name=name, path=path)), None)
-        (found if dist else absent).append(f"{name} {dist.version}" if dist else name)
+    found, absent, installed = [], [], []
+    for top in NEEDS_CHECKED:
+        dist = next(iter(md.distributions(name=top, path=[str(target)])), None)
+        if dist is None:
+            raise WheelError(f"{target}: {top} is not there after pip installed the wheels")
+        installed.append(dist)
+        for name in requirements_of(dist):
+            have = next(iter(md.distributions(name=name, path=path)), None)
+            if have is None:
+                absent.append(f"{dist.name} {dist.version} needs {name}")
+            elif f"{name} {have.version}" not in found:
+                found.append(f"{name} {have.version}")
     if absent:
-        raise WheelError(f"Keras {keras.version} needs {', '.join(absent)}, neither carried nor "
-                         "on this machine: add it to CARRIED in pipeline/gpu_wheels.py")
-    log(f"wheels: Keras {keras.version} in {target}, with " + ", ".join(found))
+        raise WheelError(f"{'; '.join(absent)}, neither carried nor on this machine: add it to "
+                         "CARRIED in pipeline/gpu_wheels.py")
+    keras = installed[0]
+    log(f"wheels: Keras {keras.version} in {target}, with " + ", ".join(
+        [f"{d.name} {d.version}" for d in installed[1:]] + found))
 
 
 def main(argv: list[str] | None = None) -> int:

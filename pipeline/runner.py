@@ -287,7 +287,8 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
             on_done: Callable[[Outcome], None] | None = None,
             progress: Callable[[str], None] | None = None,
             deadline: float | None = None, weights: dict[str, float] | None = None,
-            before_alone: Callable[[], None] | None = None) -> list[Outcome]:
+            before_alone: Callable[[], None] | None = None,
+            before_shared: Callable[[], None] | None = None) -> list[Outcome]:
     """Run what is stale; return one Outcome per snippet, in discovery order.
 
     `skip_missing`: a snippet that dies of a missing framework is skipped, not failed (a GPU
@@ -300,7 +301,10 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
     deadline, and the snippets that run alone do so in the order of `only`; each measuring one
     is told BENCH_DEADLINE (Unix time): its share of what is left among those still to run
     (by `weights`, 1 where not given), so that a benchmark sizes its sweep to it. `before_alone` is called once the shared
-    snippets are done and before those that run alone (a GPU run ends its tests there)."""
+    snippets are done and before those that run alone (a GPU run ends its tests there). In a
+    budgeted run, the snippets that run alone and come in `only` before every shared one run
+    first, before the shared ones (the most wanted measurements of a lent machine);
+    `before_shared` is called after them (a GPU run starts its tests there)."""
     done = on_done or (lambda o: None)
     snippets = discover(project.snippets)
     if only is not None:
@@ -331,8 +335,12 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
         return s.exclusive and not (s.needs_gpu and device == "CPU")
     alone = [(s, k) for s, k in stale if measures(s) or s.kind != "py"]
     shared = [(s, k) for s, k in stale if (s, k) not in alone]
+    lead: list[tuple[Snippet, str]] = []
     if deadline is not None and only is not None:
         alone.sort(key=lambda sk: only.index(sk[0].rel))
+        first_shared = min((only.index(s.rel) for s, _ in shared), default=len(only))
+        lead = [(s, k) for s, k in alone if only.index(s.rel) < first_shared]
+        alone = [sk for sk in alone if sk not in lead]
 
     told = Progress(progress, len(stale), len(outcomes)) if progress else None
 
@@ -345,7 +353,7 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
             timeout = left
             if measures(s):
                 weight = lambda a: (weights or {}).get(a.rel, 1.0)
-                still = [a for a, _ in alone if a.rel not in outcomes and measures(a)]
+                still = [a for a, _ in lead + alone if a.rel not in outcomes and measures(a)]
                 share = left * weight(s) / sum(map(weight, still))
                 extra = {"BENCH_DEADLINE": f"{time.time() + share:.0f}"}
         if told:
@@ -359,6 +367,10 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
             told.end(o)
         done(o)
 
+    for s, k in lead:
+        finished(run(s, k))
+    if before_shared:
+        before_shared()
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
         for future in as_completed([pool.submit(run, s, k) for s, k in shared]):
             finished(future.result())
