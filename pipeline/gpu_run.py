@@ -79,9 +79,6 @@ BUDGET_PLAN = (
     "benchmarks/cudnn_speedup_keras_jax.py", "benchmarks/packed_sequence.py",
     "benchmarks/torch_lstm_vs_cell_loop.py", "benchmarks/cpu_gpu_crossover.py",
 )
-# Planned snippets another branch brings (c/rnn_limits.c: cuDNN's algorithms x math types, in
-# C): until they are in the checkout, a budgeted run leaves them out and says so.
-AWAITED = ("c/rnn_limits.c",)
 # Shares of the benchmarks' time (1 where not named). The first five come first: at --budget
 # 450 they get about 90, 90, 80, 35 and 35 s, and the shared snippets and tests what is left
 # (tests/test_rnn_limits_py.py works it out); the old speed-up sweeps, last, fit their sizes
@@ -102,14 +99,6 @@ _MISSING_IN_TRACE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'
 
 class BadInput(Exception):
     pass
-
-
-def planned(known: set[str], log=print) -> list[str]:
-    """BUDGET_PLAN without the AWAITED snippets this checkout does not have yet (said once)."""
-    absent = [rel for rel in AWAITED if rel in BUDGET_PLAN and rel not in known]
-    if absent:
-        log(f"not in this checkout yet, left out of the plan: {', '.join(absent)}")
-    return [rel for rel in BUDGET_PLAN if rel not in absent]
 
 
 def _now() -> str:
@@ -474,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
             records.machine_slug(args.machine)
         known = {s.rel for s in discover(project.snippets)}
         only = args.only or (list(DRY_RUN_SNIPPETS) if args.dry_run
-                             else planned(known) if args.budget else None)
+                             else list(BUDGET_PLAN) if args.budget else None)
         if not 0 < args.tests_share <= 1:
             raise BadInput(f"--tests-share must be above 0 and at most 1, got {args.tests_share}")
         if args.archive is not None and not args.archive.name.endswith(".tar.gz"):

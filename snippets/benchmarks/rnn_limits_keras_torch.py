@@ -15,7 +15,6 @@ import warnings
 
 import numpy as np
 import torch
-import keras
 
 import _gpu_timing  # the shared method of the RNN limit benchmarks, next to this file
 
@@ -23,6 +22,7 @@ LOG_CHILD = "--cudnn-log" in sys.argv  # this program again, logging cuDNN's cal
 on_gpu = torch.cuda.is_available() if LOG_CHILD else _gpu_timing.gpu_or_exit(
     torch.cuda.is_available(), "PyTorch sees no CUDA device",
     "what Keras reaches on cuDNN is measured on a GPU only")
+import keras  # noqa: E402  after the check: without a GPU the program stops before Keras loads
 sync = torch.cuda.synchronize if on_gpu else (lambda: None)
 gpu = _gpu_timing.torch_device() if on_gpu else None
 POLICIES = {"float32": "float32", "mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
