@@ -62,7 +62,7 @@ from mkdocs.utils import get_relative_url
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pipeline import (background, charts, gpu_facts, measured, messages,  # noqa: E402
                       page_load, page_programs, page_weight, published, records, release_numbers,
-                      runner, startup_noise, version_claims)
+                      runner, startup_noise, troubleshooting_pages, version_claims)
 from pipeline import conditions  # noqa: E402
 from pipeline.files import write_named_by_content  # noqa: E402
 from pipeline.snippets import SnippetError  # noqa: E402
@@ -511,7 +511,8 @@ def on_page_markdown(markdown, page, config, files):
         _problem(str(e))
     t = _text(config)
     markdown = page_programs.rewrite(markdown, _state["project"].snippets,
-                                     page_programs.Pages(Path(config["docs_dir"]), t["language"]),
+                                     page_programs.Pages(Path(config["docs_dir"]), t["language"],
+                                                         page.file.src_uri),
                                      t)
     markdown = OUTPUT.sub(_at_marker(lambda m: render_output(m.group(1), config, page)), markdown)
     markdown = GPU_RESULT.sub(_at_marker(lambda m: render_gpu_result(m.group(1), config, page)),
@@ -565,6 +566,18 @@ def render_chart(benchmark: str, config, page, gpu_only: bool = False) -> str:
                    for svg, table in drawn)
 
 
+def render_troubleshooting(config, page) -> str:
+    """The troubleshooting index: its pages and entries, and where each old anchor went."""
+    try:
+        return troubleshooting_pages.contents(
+            Path(config["docs_dir"]), _state["project"].root / "data" / "troubleshooting.yml",
+            _text(config)["language"],
+            lambda slug: get_relative_url(f"{page.url}{slug}/", page.url))
+    except troubleshooting_pages.PagesError as e:
+        _problem(f"{page.file.src_uri}: {e}")
+        return f'<div class="admonition failure"><p>{html.escape(str(e))}</p></div>'
+
+
 def markdown_inline(text: str) -> str:
     """`code` spans of a short text as HTML (charts are put in after Markdown has run)."""
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
@@ -602,6 +615,8 @@ def on_page_content(content, page, config, files):
     content = PUBLISHED_CHART.sub(lambda m: published.chart_html(lang, cache), content)
     content = CHART.sub(lambda m: render_chart(m.group(2), config, page, bool(m.group(1))),
                         content)
+    content = troubleshooting_pages.MARKER.sub(lambda m: render_troubleshooting(config, page),
+                                               content)
     if not page.file.src_uri.endswith(".ipynb"):  # each chart a file, loaded near the screen
         content = page_weight.defer_charts(content, _state["page_files"][page.file.src_uri],
                                            lambda path: get_relative_url(path, page.url))

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import html
+import posixpath
 import re
 import unicodedata
 from pathlib import Path
@@ -95,10 +96,11 @@ def _extra_code(listing: str, first: int, last: int) -> bool:
 class Pages:
     """The pages of one language, to find where a helper is shown in full."""
 
-    def __init__(self, docs: Path, language: str):
+    def __init__(self, docs: Path, language: str, here: str = "index.md"):
+        """`here`: the page being made (its path under docs/), which links are relative to."""
         suffix = "" if language == "en" else f".{language}"
-        self.docs, self.suffix = docs, suffix
-        self.pages = sorted(p for p in docs.glob(f"*{suffix}.md")
+        self.docs, self.suffix, self.here = docs, suffix, here
+        self.pages = sorted(p for p in docs.rglob(f"*{suffix}.md")
                             if suffix or p.name.count(".") == 1)
 
     def link(self, rel: str) -> str | None:
@@ -106,7 +108,7 @@ class Pages:
         if not shown:
             return None
         page = shown[0].replace(self.suffix + ".md", ".md") if self.suffix else shown[0]
-        return f"{page}#{shown[1]}"
+        return f"{posixpath.relpath(page, posixpath.dirname(self.here) or '.')}#{shown[1]}"
 
 
 def rewrite(markdown: str, snippets: Path, pages: Pages, t: dict) -> str:

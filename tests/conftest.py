@@ -123,6 +123,36 @@ def checker_here(*args) -> subprocess.CompletedProcess:
                                        err.getvalue())
 
 
+class TroubleshootingPages:
+    """The troubleshooting pages of one language (docs/troubleshooting/: the index, then each
+    kind in data/troubleshooting.yml's order) read as one text: what a test of "the
+    troubleshooting page" reads, whichever page an entry is on. `with_suffix(".es.md")` gives
+    the Spanish ones, as it gave the Spanish twin of the one page they came from."""
+
+    def __init__(self, suffix: str = ".md"):
+        self.suffix = suffix
+        self.name = f"troubleshooting{suffix}"
+
+    def paths(self) -> list[Path]:
+        import yaml
+        slugs = yaml.safe_load((REPO / "data" / "troubleshooting.yml").read_text())["pages"]
+        folder = REPO / "docs" / "troubleshooting"
+        return [folder / f"{slug}{self.suffix}" for slug in ["index", *slugs]]
+
+    def read_text(self, encoding: str = "utf-8") -> str:
+        return "\n\n".join(p.read_text(encoding=encoding) for p in self.paths())
+
+    def with_suffix(self, suffix: str) -> "TroubleshootingPages":
+        return TroubleshootingPages(suffix)
+
+    def page_of(self, anchor: str) -> Path:
+        """The page that holds a heading's anchor."""
+        return next(p for p in self.paths() if f"{{ #{anchor} }}" in p.read_text())
+
+
+TROUBLESHOOTING = {"en": TroubleshootingPages(".md"), "es": TroubleshootingPages(".es.md")}
+
+
 def printed(rel: str) -> str:
     """What snippets/REL printed in this build, the output its page shows: the runner's outcome
     on this machine, from its cache (the snippets run before the tests), run now if not

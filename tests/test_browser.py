@@ -219,6 +219,23 @@ def test_page_loads_cleanly_and_fits_a_phone(open_tab, lang, url):
     assert not problems, report(path, problems)
 
 
+@pytest.mark.parametrize("lang,old,now", [
+    ("en", "pytorch-tf32", "troubleshooting/numbers/#pytorch-tf32"),
+    ("es", "dornn-failed", "troubleshooting/runtime/#dornn-failed"),
+    ("es", "estos-errores-reproducidos-aqui",
+     "troubleshooting/keras/#these-errors-reproduced-here")])
+def test_a_link_into_the_old_troubleshooting_page_lands_on_its_answer(open_tab, lang, old, now):
+    """A link from another site into the one troubleshooting page there was: the index page's
+    script sends the reader on to the entry, on the page of its kind."""
+    tab = open_tab(path_of(lang, f"troubleshooting/#{old}"), wait="domcontentloaded")
+    expected = path_of(lang, now)
+    tab.page.wait_for_url(lambda u: u.endswith(expected), timeout=10_000)
+    assert tab.page.locator(f"#{now.partition('#')[2]}").count() == 1
+    # the index's own requests, cut short when the script leaves it, are the move, not a fault
+    problems = [p for p in tab.problems if "net::ERR_ABORTED" not in p]
+    assert not problems, report(expected, problems)
+
+
 @pytest.mark.parametrize("lang,url", PAGES, ids=PAGE_IDS)
 def test_language_selector_lands_on_the_same_page(open_tab, lang, url):
     path, other = path_of(lang, url), twin_lang(lang)

@@ -224,7 +224,7 @@ def test_only_files_the_build_does_not_run_are_shown_without_a_copy_button(site,
 
 def test_no_page_says_what_the_copy_lacks():
     """The lines a block relied on used to sit in an expander after it, outside the copy."""
-    for page in (REPO / "docs").glob("*.md"):
+    for page in (REPO / "docs").rglob("*.md"):
         text = page.read_text(encoding="utf-8")
         assert "What this block relies on" not in text and "Lo que este bloque necesita" not in text
 

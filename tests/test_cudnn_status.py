@@ -1,4 +1,4 @@
-"""docs/troubleshooting.md#cudnn-status-codes: every cuDNN status code of the installed cuDNN is
+"""docs/troubleshooting/runtime.md#cudnn-status-codes: every cuDNN status code of the installed cuDNN is
 on the page, in both languages, with the site's advice (data/cudnn_status.yml).
 
 The codes are read from the installed header at build time (pipeline/cudnn_status.py), so the
@@ -17,11 +17,11 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from conftest import REPO, printed
+from conftest import REPO, TROUBLESHOOTING, printed
 from pipeline import cudnn_status
 
 DATA = REPO / "data" / "cudnn_status.yml"
-PAGES = {"en": REPO / "docs" / "troubleshooting.md", "es": REPO / "docs" / "troubleshooting.es.md"}
+PAGES = TROUBLESHOOTING  # every troubleshooting page of a language, read as one (conftest.py)
 SNIPPET = "troubleshooting/cudnn_status_codes.py"
 ANCHORS = {"0": "cudnn-status-success", "1000": "cudnn-status-library",
            "2000": "cudnn-status-bad-param", "3000": "cudnn-status-not-supported",
@@ -110,8 +110,8 @@ def test_both_languages_draw_every_family_once_under_its_heading():
 
 def test_every_code_is_on_the_built_page_in_its_family_in_both_languages(site):
     statuses = cudnn_status.read_header(HEADER)
-    for lang, page in (("en", site / "troubleshooting" / "index.html"),
-                       ("es", site / "es" / "troubleshooting" / "index.html")):
+    for lang, page in (("en", site / "troubleshooting" / "runtime" / "index.html"),
+                       ("es", site / "es" / "troubleshooting" / "runtime" / "index.html")):
         soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
         for s in statuses:
             heading = soup.find(id=ANCHORS[s.family])
@@ -219,6 +219,6 @@ def test_a_pasted_status_lists_its_section_in_the_first_three_results(browser, s
         name = query.split()[-1]
         family = next(s.family for s in statuses if s.name == name)
         locations = [loc for item in items for loc in item]
-        if not any(f"troubleshooting/#{ANCHORS[family]}" in loc for loc in locations):
+        if not any(f"troubleshooting/runtime/#{ANCHORS[family]}" in loc for loc in locations):
             problems.append(f"{query!r}: {locations[:6]}")
     assert not problems, f"{lang}: {len(problems)} of {len(queries)}: {problems[:5]}"

@@ -127,8 +127,10 @@ def test_each_record_message_names_the_releases_that_printed_it(mid):
 
 def test_built_pages_show_where_each_message_comes_from(site):
     """Each message box is titled with its source, in the page's language."""
-    en = (site / "troubleshooting" / "index.html").read_text(encoding="utf-8")
-    es = (site / "es" / "troubleshooting" / "index.html").read_text(encoding="utf-8")
+    pages = sorted((site / "troubleshooting").glob("*/index.html"))
+    assert len(pages) >= 7, pages
+    en = "".join(p.read_text(encoding="utf-8") for p in pages)
+    es = "".join((site / "es" / p.relative_to(site)).read_text(encoding="utf-8") for p in pages)
     from importlib.metadata import version
     assert f"In TensorFlow {version('tensorflow')}, installed here" in en
     assert f"En TensorFlow {version('tensorflow')}, instalado aquí" in es

@@ -109,7 +109,7 @@ def test_pages_hold_markers_and_no_hand_written_copy_of_a_row():
             text = (REPO / "docs" / f"{name}{suffix}.md").read_text(encoding="utf-8")
             for marker in markers:
                 assert marker in text, (name, suffix, marker)
-    for path in sorted((REPO / "docs").glob("*.md")):
+    for path in sorted((REPO / "docs").rglob("*.md")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.lstrip().startswith("|"):
                 hit = [s for s in sources if s in line]

@@ -1,4 +1,4 @@
-"""docs/troubleshooting.md#pytorch-arguments: every message PyTorch's RNN code raises or warns
+"""docs/troubleshooting/pytorch.md#pytorch-arguments: every message PyTorch's RNN code raises or warns
 about its arguments is on the page, and every one the page quotes is in the installed PyTorch.
 
 - Python: every message that `torch/nn/modules/rnn.py` and `torch/nn/utils/rnn.py` raise (an
@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, printed
+from conftest import REPO, TROUBLESHOOTING, printed
 
 MESSAGES = yaml.safe_load((REPO / "data" / "messages.yml").read_text(encoding="utf-8"))
 SNIPPET = "troubleshooting/pytorch_arguments.py"
-PAGES = {"en": REPO / "docs" / "troubleshooting.md", "es": REPO / "docs" / "troubleshooting.es.md"}
+PAGES = TROUBLESHOOTING  # every troubleshooting page of a language, read as one (conftest.py)
 PYTHON_FILES = ("nn/modules/rnn.py", "nn/utils/rnn.py")
 # The C++ messages: entry -> (library under torch/lib, its fixed pieces as the library holds them)
 CPP = {
@@ -194,7 +194,7 @@ def test_every_python_message_is_on_the_page(template):
     entries = page_entries()
     assert any(_covers(e, template) for e in entries.values()), \
         f"PyTorch raises {template!r} ({python_messages()[template]}); add it to data/messages.yml " \
-        f"and docs/troubleshooting.md#pytorch-arguments"
+        f"and docs/troubleshooting/pytorch.md#pytorch-arguments"
 
 
 def test_every_message_the_page_quotes_is_in_the_installed_pytorch():

@@ -189,7 +189,7 @@ def test_measured_links_only_to_a_measurement():
     """A link that says "measured" must lead to a measurement on record: the warning and home
     pages say how much slower the generic kernel is through <!-- speedup-link -->, which links
     to this site's GPU numbers only when a GPU run is on record."""
-    for page in (REPO / "docs").glob("*.md"):
+    for page in (REPO / "docs").rglob("*.md"):
         text = page.read_text(encoding="utf-8")
         for label, target in re.findall(r"\[([^\]]*)\]\(([^)]*)\)", text):
             if re.search(r"\b(measured|medid[oa]s?)\b", label, re.I):
@@ -298,6 +298,35 @@ def test_no_chart_holds_two_machines_and_no_two_charts_share_a_title(site):
     assert checked >= 20, checked
 
 
+
+
+# --- troubleshooting, pages by kind ---------------------------------------------------------------
+
+def test_every_address_of_the_old_troubleshooting_page_reaches_its_answer(site):
+    """/troubleshooting/#anchor, the one page there was until the pages by kind: each old anchor
+    is an element of the index page whose link leads to a page that has that anchor, and the
+    index's script sends the reader to the same address (tests/test_browser.py runs it)."""
+    from bs4 import BeautifulSoup
+    data = yaml.safe_load((REPO / "data" / "troubleshooting.yml").read_text(encoding="utf-8"))
+    renamed = data.get("renamed") or {}
+    olds = list(data["old_anchors"]) + list(renamed)
+    assert len(olds) >= 50
+    for lang in ("", "es"):
+        folder = (site / lang / "troubleshooting") if lang else site / "troubleshooting"
+        text = (folder / "index.html").read_text(encoding="utf-8")
+        soup = BeautifulSoup(text, "html.parser")
+        sent = json.loads(re.search(r"var m=(\{.*?\});", text).group(1))
+        assert set(sent) == set(olds), lang
+        for old in olds:
+            held = soup.find(id=old)
+            assert held is not None, (lang, old)
+            link = held.find_parent("li").find("a")["href"]
+            assert link == sent[old], (lang, old, link, sent[old])
+            page, _, anchor = link.partition("#")
+            assert anchor == renamed.get(old, old), (lang, old, link)
+            target = BeautifulSoup((folder / page / "index.html").read_text(encoding="utf-8"),
+                                   "html.parser")
+            assert target.find(id=anchor) is not None, (lang, old, link)
 
 
 # --- what a page weighs -------------------------------------------------------------------------

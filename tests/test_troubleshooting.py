@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, printed
+from conftest import REPO, TROUBLESHOOTING, printed
 from pipeline.messages import load as load_messages
 
 MESSAGES = REPO / "data" / "messages.yml"
-PAGE = REPO / "docs" / "troubleshooting.md"
+PAGE = TROUBLESHOOTING["en"]  # every troubleshooting page, read as one (conftest.py)
 MARKER = re.compile(r"<!-- message: ([\w-]+) -->")
 
 

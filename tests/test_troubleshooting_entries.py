@@ -7,9 +7,9 @@ import importlib.util
 import re
 from pathlib import Path
 
-from conftest import REPO, printed
+from conftest import REPO, TROUBLESHOOTING, printed
 
-PAGES = {"en": REPO / "docs" / "troubleshooting.md", "es": REPO / "docs" / "troubleshooting.es.md"}
+PAGES = TROUBLESHOOTING  # every troubleshooting page of a language, read as one (conftest.py)
 
 
 def _folder(name: str) -> Path:

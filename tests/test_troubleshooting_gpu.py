@@ -1,5 +1,5 @@
 """What the troubleshooting page says only a GPU shows ("not reproduced here"), reproduced on a GPU
-(`pytest -m gpu`, `make gpu-run`). Each test names the entry it checks (troubleshooting.md#...)
+(`pytest -m gpu`, `make gpu-run`). Each test names the entry it checks (troubleshooting/<page>.md#...)
 and the thread it reproduces; data/threads.yml lists those threads, and tests/test_threads.py
 requires a test here for every answer marked `shown: gpu`.
 
@@ -58,7 +58,7 @@ NOT_SUPPORTED = ("cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear
 
 @gpu_test
 def test_an_lstm_over_more_than_65535_steps_fails_in_one_cudnn_call_and_works_in_pieces():
-    """troubleshooting.md#pytorch-long-sequence: pytorch/pytorch#133751's script (3 layers,
+    """troubleshooting/runtime.md#pytorch-long-sequence: pytorch/pytorch#133751's script (3 layers,
     4 features, batch 2): 65,535 steps run, 65,536 fail with the quoted message; the same
     sequence in pieces, the state handed on, equals one call without cuDNN."""
     torch = cuda_torch()
@@ -81,7 +81,7 @@ def test_an_lstm_over_more_than_65535_steps_fails_in_one_cudnn_call_and_works_in
 
 @gpu_test
 def test_a_second_derivative_through_a_cudnn_lstm_needs_cudnn_off():
-    """troubleshooting.md#pytorch-double-backward: the quoted NotImplementedError
+    """troubleshooting/pytorch.md#pytorch-double-backward: the quoted NotImplementedError
     (mit-gfx/ContinuousParetoMTL#4, pytorch/pytorch#5261); with the forward pass run without
     cuDNN, the gradient penalty works and equals the CPU's."""
     torch = cuda_torch()
@@ -109,7 +109,7 @@ def test_a_second_derivative_through_a_cudnn_lstm_needs_cudnn_off():
 
 @gpu_test
 def test_with_cuda_launch_blocking_an_error_before_the_rnn_is_reported_where_it_happens():
-    """troubleshooting.md#cudnn-status-rnn: with CUDA_LAUNCH_BLOCKING=1, a token id past an
+    """troubleshooting/runtime.md#cudnn-status-rnn: with CUDA_LAUNCH_BLOCKING=1, a token id past an
     Embedding's vocabulary is reported by the Embedding, not by the LSTM after it."""
     need("torch", "PyTorch")
     result = run_child("""
@@ -134,7 +134,7 @@ def test_with_cuda_launch_blocking_an_error_before_the_rnn_is_reported_where_it_
 
 @gpu_test
 def test_a_bfloat16_lstm_runs_on_the_gpu():
-    """troubleshooting.md#pytorch-bf16-lstm: pytorch/pytorch#116925's error is gone in the
+    """troubleshooting/pytorch.md#pytorch-bf16-lstm: pytorch/pytorch#116925's error is gone in the
     installed PyTorch: an nn.LSTM in bfloat16 runs forward and backward on the GPU."""
     torch = cuda_torch()
     lstm = torch.nn.LSTM(10, 20, 2).to(device="cuda", dtype=torch.bfloat16)
@@ -177,7 +177,7 @@ def keras_tf(code: str) -> dict:
 
 @gpu_test
 def test_gru_return_state_gives_one_state_of_shape_batch_units_on_cudnn():
-    """troubleshooting.md#gru-return-state: keras-team/keras#20173, tensorflow/tensorflow#83119
+    """troubleshooting/numbers.md#gru-return-state: keras-team/keras#20173, tensorflow/tensorflow#83119
     and #74475. On the GPU, GRU(return_state=True) takes cuDNN and returns the output and one
     state of shape (batch, units), equal to the layer without cuDNN."""
     result = keras_tf("""
@@ -198,7 +198,7 @@ def test_gru_return_state_gives_one_state_of_shape_batch_units_on_cudnn():
 
 @gpu_test
 def test_a_stateful_lstm_takes_cudnn_and_carries_its_state():
-    """troubleshooting.md#keras-stateful: on the GPU a stateful LSTM calls cuDNN, two calls of 5
+    """troubleshooting/keras.md#keras-stateful: on the GPU a stateful LSTM calls cuDNN, two calls of 5
     steps equal one of 10, and fit() with a smaller last batch fails (tensorflow/tensorflow#86310,
     #64061)."""
     result = keras_tf("""
@@ -229,7 +229,7 @@ def test_a_stateful_lstm_takes_cudnn_and_carries_its_state():
 
 @gpu_test
 def test_use_cudnn_false_trains_on_the_gpu_without_the_cudnn_call():
-    """troubleshooting.md#dornn-failed, step 2 (tensorflow/tensorflow#99870, #105092): an LSTM
+    """troubleshooting/runtime.md#dornn-failed, step 2 (tensorflow/tensorflow#99870, #105092): an LSTM
     trains through cuDNN by default; with use_cudnn=False Keras never calls cuDNN and fit() still
     trains on the GPU."""
     result = keras_tf("""
