@@ -120,3 +120,33 @@ def test_a_second_gpu_changes_the_sentences_and_gets_its_own_charts(on_record, w
               charts.figures("cudnn_speedup", [], recorded, REPO / ".cache" / "charts")]
     assert len(titles) == 2 and sum(SECOND in t for t in titles) == 1
     assert sum(first in t for t in titles) == 1
+
+
+# The sections that answer what readers ask of a GPU run (tests/test_search.py, GPU_QUESTIONS).
+ANSWERS = ["troubleshooting/numbers/#pytorch-tf32", "troubleshooting/numbers/#pytorch-reproducible",
+           "troubleshooting/numbers/#pytorch-cuda-graph",
+           "troubleshooting/runtime/#pytorch-long-bidirectional", "benchmarks/#packed-sequences",
+           "benchmarks/#jax-cudnn-lstm", "troubleshooting/keras/#keras-stateful-torch"]
+
+
+def test_each_gpu_answer_states_the_runs_figures_in_its_prose_in_both_languages(site, on_record):
+    """Not only in an English output box: the section's paragraphs name the GPU that ran it, in
+    each language, with a figure of its run."""
+    from bs4 import BeautifulSoup
+    gpus = {m.data["provenance"]["machine"].removeprefix("GPU: ")
+            for m in _gpu_machines(on_record)}
+    for lang in ("", "es"):
+        for answer in ANSWERS:
+            page, _, anchor = answer.partition("#")
+            soup = BeautifulSoup((site / lang / page / "index.html").read_text(encoding="utf-8"),
+                                 "html.parser")
+            heading = soup.find(id=anchor)
+            prose = []
+            for el in heading.find_all_next(["h2", "h3", "h4", "p", "li"]):
+                if el.name[0] == "h" and el.name <= heading.name:
+                    break
+                if el.name in ("p", "li") and not el.find_parent("pre"):
+                    prose.append(el.get_text(" "))
+            text = " ".join(prose)
+            assert any(g in text for g in gpus), (lang, answer)
+            assert re.search(r"\d[.,]\d", text), (lang, answer)  # a figure of the run

@@ -409,6 +409,65 @@ def test_a_message_the_troubleshooting_page_quotes_lists_its_section_first(site_
     assert not problems, report(lang, problems)
 
 
+# What readers ask of a GPU run, as they would type it, and the sections that answer it with the
+# run's figures in their prose (pipeline/gpu_facts.py writes them from the records).
+GPU_QUESTIONS = {
+    "en": [
+        ("PyTorch LSTM gives different results on GPU than on CPU TF32",
+         {"/troubleshooting/numbers/#pytorch-tf32"}),
+        ("LSTM same seed different results on the GPU use_deterministic_algorithms",
+         {"/troubleshooting/numbers/#pytorch-reproducible"}),
+        ("capture a cuDNN LSTM in a CUDA graph", {"/troubleshooting/numbers/#pytorch-cuda-graph"}),
+        ("LSTM sequence longer than 65535 steps CUDNN_STATUS_NOT_SUPPORTED",
+         {"/troubleshooting/runtime/#pytorch-long-sequence",
+          "/troubleshooting/runtime/#pytorch-long-bidirectional"}),
+        ("what does pack_padded_sequence enforce_sorted=False cost", {"/benchmarks/#packed-sequences"}),
+        ("is the JAX cuDNN LSTM faster than lax.scan", {"/benchmarks/#jax-cudnn-lstm"}),
+        ("stateful GRU Keras PyTorch backend inplace operation error",
+         {"/troubleshooting/keras/#keras-stateful-torch"}),
+    ],
+    "es": [
+        ("PyTorch LSTM da resultados distintos en la GPU que en la CPU TF32",
+         {"/es/troubleshooting/numbers/#pytorch-tf32"}),
+        ("misma semilla otros resultados en la GPU LSTM use_deterministic_algorithms",
+         {"/es/troubleshooting/numbers/#pytorch-reproducible"}),
+        ("capturar una LSTM de cuDNN en un grafo CUDA",
+         {"/es/troubleshooting/numbers/#pytorch-cuda-graph"}),
+        ("secuencia de más de 65535 pasos CUDNN_STATUS_NOT_SUPPORTED LSTM",
+         {"/es/troubleshooting/runtime/#pytorch-long-sequence",
+          "/es/troubleshooting/runtime/#pytorch-long-bidirectional"}),
+        ("cuánto cuesta pack_padded_sequence enforce_sorted=False",
+         {"/es/benchmarks/#packed-sequences"}),
+        ("es la LSTM de cuDNN en JAX más rápida que lax.scan", {"/es/benchmarks/#jax-cudnn-lstm"}),
+        ("GRU con estado Keras backend PyTorch error de operación inplace",
+         {"/es/troubleshooting/keras/#keras-stateful-torch"}),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_gpu_question_lands_on_its_answer_unfolded_in_the_first_three(browser, server, lang):
+    """A question about what a GPU run showed, typed on a phone: the section that answers it is
+    the first excerpt of a page among the first three listed (not folded under "more on this
+    page"), and that section states the run's figures in its prose, in the page's language."""
+    context = browser.new_context(service_workers="block", viewport=PHONE)
+    try:
+        page = context.new_page()
+        page.goto(server + path_of(lang, ""))
+        page.locator("label.md-header__button[for='__search']").click()
+        problems = []
+        for question, answers in GPU_QUESTIONS[lang]:
+            hrefs, why = search(page, question)
+            listed = page.evaluate(LISTED) if hrefs else []
+            firsts = [urlsplit(p["excerpt"]) for p in listed[:3] if p["excerpt"]]
+            if not any(f"{u.path}#{u.fragment}" in answers for u in firsts):
+                problems.append(f"{question!r}: first excerpts {[u.geturl() for u in firsts]}, "
+                                f"not {sorted(answers)} {why}")
+    finally:
+        context.close()
+    assert not problems, report(lang, problems)
+
+
 # --- the page a result opens --------------------------------------------------------------------
 
 LANDING = """() => {
