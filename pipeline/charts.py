@@ -186,6 +186,8 @@ def collect(benchmark: str, local_files: list[Path],
         if label in sets:  # several snippets wrote this benchmark (one per framework): one
             sets[label]["results"] += d["results"]  # series per machine and run
             sets[label]["parts"].append(d)
+            # what each framework's file says of the run (its cuDNN, its CUDA build) is the run's
+            sets[label]["provenance"] = {**d["provenance"], **sets[label]["provenance"]}
         else:
             sets[label] = dict(d, label=label, results=list(d["results"]), parts=[d])
     return [_summarised(d) for d in sets.values()]
