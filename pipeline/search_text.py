@@ -15,7 +15,9 @@ element out, text and all):
 - the collapsed listing under a program (its title and note repeat on every program);
 - charts and diagrams (their SVG: tick labels, a long description of the data) and a chart's
   data table: the page's prose says what each shows;
-- a notebook's prompts ("In [1]:"), and the copy of each cell's code its copy button reads.
+- a notebook's prompts ("In [1]:"), and the copy of each cell's code its copy button reads;
+- the table of how long each snippet ran (`div.execution-times`): some 8 KB of program names
+  and timings in each language's index, which no reader searches for.
 
 The plugin's parser skips an excluded element until the first end tag of the same name: the
 elements marked here hold no element of their own name.
@@ -29,7 +31,8 @@ HIGHLIGHT = re.compile(r'<div class="(?P<cls>[^"]*\bhighlight\b[^"]*)"[^>]*>.*?<
 PRE = re.compile(r"<pre\b")
 SVG = re.compile(r"<svg\b")
 LEFT_OUT = re.compile(r'<(?:details class="(?:chart-data|note program-listing)"|'
-                      r'div class="(?:clipboard-copy-txt|jp-InputPrompt|jp-OutputPrompt)\b|'
+                      r'div class="(?:clipboard-copy-txt|jp-InputPrompt|jp-OutputPrompt|'
+                      r'execution-times)\b|'
                       r'span class="notice")')
 OUTPUT_TITLE = re.compile(r'<span class="filename">')
 
