@@ -24,6 +24,9 @@ In a page:
   <!-- message: ID -->, <!-- message-releases: ID -->
                                       a library's message from data/messages.yml, checked against
                                       what backs it (pipeline/messages.py)
+  <!-- release-bugs: LIBRARY -->       that library's bugs of one release (data/release_bugs.yml),
+                                      each row checked against the installed release and the
+                                      version matrix (pipeline/release_bugs.py)
 
 Every page is also checked for what is typed by hand (check_claims): release numbers
 (pipeline/release_numbers.py), "measured" (pipeline/measured.py) and quotations
@@ -61,8 +64,9 @@ from mkdocs.utils import get_relative_url
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pipeline import (background, charts, gpu_facts, measured, messages,  # noqa: E402
-                      page_load, page_programs, page_weight, published, records, release_numbers,
-                      runner, startup_noise, troubleshooting_pages, version_claims)
+                      page_load, page_programs, page_weight, published, records, release_bugs,
+                      release_numbers, runner, startup_noise, troubleshooting_pages,
+                      version_claims)
 from pipeline import conditions  # noqa: E402
 from pipeline.files import write_named_by_content  # noqa: E402
 from pipeline.snippets import SnippetError  # noqa: E402
@@ -522,6 +526,11 @@ def on_page_markdown(markdown, page, config, files):
     lang = _text(config)["language"]
     markdown = PUBLISHED.sub(_at_marker(lambda m: published.table(published.load(), lang)),
                              markdown)
+    try:  # a table per library, in the Markdown so that search indexes every row
+        markdown = release_bugs.render(markdown, lang, _state["matrix"],
+                                       _state["project"].root / "data" / "release_bugs.yml")
+    except release_bugs.ReleaseBugsError as e:
+        _problem(f"{page.file.src_uri}: {e}")
     home = page.file.src_uri.split(".")[0] == "index"
     markdown = SPEEDUP_LINK.sub(lambda m: published.speedup_link(_state["machines"], lang, home),
                                 markdown)

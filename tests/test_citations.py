@@ -16,6 +16,7 @@ CITATIONS = REPO / "data" / "citations.yml"
 DOCS = REPO / "docs"
 PUBLISHED = REPO / "data" / "published_speedups.yml"  # pages draw its rows (pipeline/published.py)
 MESSAGES = REPO / "data" / "messages.yml"  # pages draw its messages (pipeline/messages.py)
+RELEASE_BUGS = REPO / "data" / "release_bugs.yml"  # pages draw its rows (pipeline/release_bugs.py)
 # A link to a thread, or a written reference such as keras-team/keras#18456.
 CITE = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(issues|pull)/(\d+)"
                   r"|(?<![\w/.-])([\w.-]+/[\w.-]+)#(\d+)")
@@ -49,7 +50,7 @@ def test_every_cited_thread_is_listed_with_a_recorded_title_and_linked_by_its_ki
     uses the recorded kind's path (a written reference such as owner/repo#N names no kind)."""
     listed = yaml.safe_load(CITATIONS.read_text(encoding="utf-8"))
     everything: dict[str, set[str]] = {}
-    for page in pages() + [PUBLISHED, MESSAGES]:
+    for page in pages() + [PUBLISHED, MESSAGES, RELEASE_BUGS]:
         for ref, kinds in cited(page).items():
             everything.setdefault(ref, set()).update(kinds)
             assert ref in listed, f"{page.name} cites {ref}, which data/citations.yml lacks"
