@@ -33,7 +33,8 @@ CPU_BENCHMARKS = ["batch_size_sweep", "cpu_vs_gpu", "keras_rnn_variants",
 # Need a GPU: "needs a GPU" here; their charts are drawn from GPU records (tests/test_cudnn_speedup.py).
 GPU_BENCHMARKS = ["cpu_gpu_crossover", "cudnn_speedup_keras_jax", "cudnn_speedup_keras_tensorflow",
                   "cudnn_speedup_keras_torch", "cudnn_speedup_tf_keras", "cudnn_speedup_torch",
-                  "packed_sequence"]
+                  "packed_sequence", "rnn_alternatives", "rnn_limits_jax",
+                  "rnn_limits_keras_torch", "rnn_limits_torch"]
 BENCHMARKS = sorted(CPU_BENCHMARKS + GPU_BENCHMARKS)
 # Result files written besides the one named after each snippet (charts of their own).
 EXTRA_RESULTS = ["keras_rnn_variants_steps", "keras_rnn_variants_units", "unroll_memory"]
