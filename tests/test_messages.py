@@ -21,7 +21,8 @@ MARKER = re.compile(r"<!-- message(?:-releases)?: ([\w-]+) -->")
 
 def pages(lang: str) -> dict[str, str]:
     suffix = ".es.md" if lang == "es" else ".md"
-    return {p.name: p.read_text(encoding="utf-8") for p in sorted(DOCS.glob(f"*{suffix}"))
+    return {str(p.relative_to(DOCS)): p.read_text(encoding="utf-8")
+            for p in sorted(DOCS.rglob(f"*{suffix}"))
             if lang == "es" or not p.name.endswith(".es.md")}
 
 

@@ -75,7 +75,15 @@ CITED = {"dnn-not-found": ("tensorflow", "DNN library is not found"),
          "fail-to-find": ("tensorflow", "Fail to find the dnn implementation"),
          # MIOpen's statuses, from PyTorch's ROCm build: the CUDA build installed here has none
          "miopen-unknown": ("torch", "miopenStatusUnknownError"),
-         "miopen-bad-parm": ("torch", "miopenStatusBadParm")}
+         "miopen-bad-parm": ("torch", "miopenStatusBadParm"),
+         "miopen-rocrand": ("torch", "rocrand/rocrand_xorwow.h"),
+         # an older PyTorch's wording of the Dynamo stop (the installed one: dynamo-rnn)
+         "dynamo-rnn-old": ("torch", "TorchDynamo purposely graph breaks"),
+         # jaxlib's CUDA plugin writes it; the CPU jaxlib installed here has no RNN kernel
+         "jax-rnn-zero-length": ("jaxlib", "cudnnRNNForward")}
+# Messages of libraries not installed here (shap, ONNX Runtime), quoted from threads: the entry
+# links an issue that shows the text.
+NOT_INSTALLED = {"shap-tfdeep": "shap", "ort-sequence-lens": "onnxruntime"}
 # Messages PyTorch prints only on a GPU, from its CUDA code: the part to look for, and the source
 # file the page cites. The PyTorch installed here is the CUDA build (torch==2.14.1 from PyPI), so
 # the text must be in its CUDA library; with no GPU to print them, the page marks them.
@@ -135,7 +143,7 @@ def test_every_quoted_message_exists_and_is_checked():
     checked = (set(IN_TENSORFLOW) | set(CITED) | set(PYTORCH_CUDA_ONLY) | set(PYTORCH_OLD_ONLY)
                | IN_TORCH | set(IN_TENSORFLOW_CC) | set(IN_TF2ONNX)
                | {"keras-mask", "use-cudnn-true", "jax-outdated-cudnn"}
-               | set(ONCE_CUDNN_RUNS) | PYTORCH_ARGUMENTS)
+               | set(ONCE_CUDNN_RUNS) | PYTORCH_ARGUMENTS | set(NOT_INSTALLED))
     assert used == checked, used ^ checked
 
 
@@ -188,6 +196,18 @@ def test_old_messages_are_absent_from_installed_libraries_and_cite_an_issue(name
     libs = sorted(_pkg(package).rglob("*.so*"))
     assert libs
     assert not any(in_binary(p, key) for p in libs if p.is_file()), (name, key)
+    for page in (PAGE, PAGE.with_suffix(".es.md")):
+        sections = [s for s in _sections(page.read_text()).values()
+                    if f"<!-- message: {name} -->" in s]
+        assert len(sections) == 1, (page.name, name)
+        assert re.search(r"\(https://github\.com/[\w.-]+/[\w.-]+/issues/\d+\)", sections[0])
+
+
+@pytest.mark.parametrize("name", sorted(NOT_INSTALLED))
+def test_messages_of_libraries_not_installed_here_cite_a_thread(name):
+    """shap's and ONNX Runtime's messages: the library is not installed (no check can read it),
+    and the one entry that shows the message links an issue thread."""
+    assert importlib.util.find_spec(NOT_INSTALLED[name]) is None, NOT_INSTALLED[name]
     for page in (PAGE, PAGE.with_suffix(".es.md")):
         sections = [s for s in _sections(page.read_text()).values()
                     if f"<!-- message: {name} -->" in s]
@@ -419,6 +439,30 @@ ONCE_CUDNN_RUNS = {
     # Python's own words; the page quotes them from a thread (ultralytics/ultralytics#20348)
     "onnxscript-missing": ("import", "torch:onnx/_internal/exporter/_core.py", ["onnxscript"],
                            None),
+    # Issue 54: tools that differentiate a model, sequences at the edges, compilers, other GPUs
+    "torch-vmap-lstm": ("binary", "libtorch_cpu.so", ["Batching rule not implemented for ",
+                                                      "We could not generate a fallback."],
+                        "troubleshooting/vmap_rnn.py"),
+    "torch-vmap-gru": ("binary", "libtorch_cpu.so", ["Batching rule not implemented for ",
+                                                     "We could not generate a fallback."],
+                       "troubleshooting/vmap_rnn.py"),
+    "torch-vmap-cell": ("binary", "libtorch_cpu.so",
+                        ["There is a performance drop because we have not yet implemented "],
+                        "troubleshooting/vmap_rnn.py"),
+    "torch-seq-len-zero": ("binary", "libtorch_cpu.so",
+                           ["Expected sequence length to be larger than 0 in RNN"],
+                           "troubleshooting/zero_length.py"),
+    "jax-rnn-tracer": ("python", "jax:_src/custom_derivatives.py",
+                       ["Tracers cannot be passed as non-differentiable arguments to custom_vjp "
+                        "functions; "], "troubleshooting/jax_rnn_jit.py"),
+    "dynamo-rnn": ("python", "torch:_dynamo/variables/builder.py",
+                   ["Attempted to wrap RNN, GRU, or LSTM"], "criteria/pytorch/compile.py"),
+    "onednn-lstm": ("binary", "libtorch_cpu.so",
+                    ["could not create a primitive descriptor for the LSTM forward propagation "
+                     "primitive."], None),
+    # Python's own AttributeError, about an attribute the installed library lacks: printed here
+    "jax-rnn-cpu": ("attribute", None, None, "troubleshooting/jax_rnn_jit.py"),
+    "torchscript-forward": ("attribute", None, None, "troubleshooting/torchscript_lstm.py"),
 }
 # The cuDNN status in a message is cuDNN's own name for it.
 STATUS_IN = {"pytorch-not-supported": "CUDNN_STATUS_NOT_SUPPORTED",

@@ -252,3 +252,42 @@ def test_use_cudnn_false_trains_on_the_gpu_without_the_cudnn_call():
     assert result["use_cudnn=False"]["calls"] == 0, result
     for run in result.values():
         assert run["finite"] and "GPU" in run["device"], result
+
+
+# --- JAX ---------------------------------------------------------------------------------------
+
+@gpu_test
+def test_jax_rnn_with_empty_rows_given_length_1_and_masked():
+    """troubleshooting/runtime.md#jax-rnn-zero-length: jax-ml/jax#17966 (cuDNN's RNN fails on a
+    length of 0 in jax.experimental.rnn). The page's fix, run on cuDNN: the empty row gets a
+    length of 1 and its output is masked; the forward and backward passes give finite numbers,
+    the empty row's output is zeros, and the other row's output is the one it has alone. Runs in
+    a child process so that JAX does not share this process's GPU memory with PyTorch."""
+    need("jax", "JAX")
+    result = run_child("""
+        import json
+        import jax, jax.numpy as jnp
+        from jax.experimental import rnn
+        assert jax.devices()[0].platform == "gpu", jax.devices()
+        I, H, L = 3, 4, 1
+        w = rnn.init_lstm_weight(jax.random.PRNGKey(0), I, H, L, False)
+        x = jax.random.normal(jax.random.PRNGKey(1), (2, 5, I))
+        sizes = dict(input_size=I, hidden_size=H, num_layers=L, dropout=False, bidirectional=False)
+        lengths = jnp.array([5, 0], dtype=jnp.int32)
+
+        def masked(x, w):
+            zeros = jnp.zeros((L, x.shape[0], H))
+            y, h, c = rnn.lstm(x, zeros, zeros, w, jnp.maximum(lengths, 1), **sizes)
+            return jnp.where((lengths > 0)[:, None, None], y, 0)
+
+        y = masked(x, w)
+        grads = jax.grad(lambda x, w: masked(x, w).sum(), argnums=(0, 1))(x, w)
+        zeros = jnp.zeros((L, 1, H))
+        alone = rnn.lstm(x[:1], zeros, zeros, w, lengths[:1], **sizes)[0]
+        print(json.dumps({
+            "finite": bool(jnp.isfinite(y).all()) and all(bool(jnp.isfinite(g).all()) for g in grads),
+            "empty_row_zeros": bool((y[1] == 0).all()),
+            "other_row_alone": bool(jnp.allclose(y[0], alone[0], atol=1e-5)),
+        }))
+        """, env={"XLA_PYTHON_CLIENT_PREALLOCATE": "false"})
+    assert result == {"finite": True, "empty_row_zeros": True, "other_row_alone": True}, result
