@@ -285,7 +285,7 @@ def render_records(recs: list[records.Record], t: dict) -> str:
         body = t[f"{prefix}_body"].format(**fill)
         output = _fence(startup_noise.strip(r.data["stdout"]) or "(no output)",
                         t[f"{prefix}_output"].format(**fill))
-        blocks.append(f'!!! {kind} "{_quote(t[prefix + "_title"].format(**fill))}"\n'
+        blocks.append(f'!!! {kind} record "{_quote(t[prefix + "_title"].format(**fill))}"\n'
                       f"    {body}\n\n" + _indent(output))
     return "\n\n".join(blocks)
 

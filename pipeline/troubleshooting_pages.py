@@ -136,7 +136,7 @@ def contents(docs: Path, data_path: Path, lang: str, relative) -> str:
             items.append(f'<li{cls}>{spans}<a href="{html.escape(address)}">{inline(e.title)}'
                          "</a></li>")
         out.append(f'<h3 id="kind-{p.slug}"><a href="{html.escape(relative(p.slug))}">'
-                   f"{inline(p.title)}</a></h3><p>{inline(p.lead)}</p>"
+                   f'{inline(p.title)}</a></h3><p class="kind-lead">{inline(p.lead)}</p>'
                    f'<ul class="troubleshooting-entries" data-search-exclude>{"".join(items)}</ul>')
     script = ("<script>(function(){var m=" + json.dumps(moved, sort_keys=True)
               + ';function go(){var h=decodeURIComponent(location.hash.slice(1));'
