@@ -52,7 +52,7 @@ UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-byte
 # site-packages/nvidia/cudnn, and the wheel written last owns those files. uv writes wheels in
 # parallel, so which one won changed from one fresh clone to the next. The cu12 wheel is written
 # again on its own, last: its headers and libraries are the ones on disk, on every machine
-# (tests/test_troubleshooting.py checks that the page names the owner).
+# (tests/content/test_troubleshooting.py checks that the page names the owner).
 CUDNN12_PIN = $(shell grep '^nvidia-cudnn-cu12==' requirements.txt)
 $(SITE_STAMP): requirements.txt | $(BIN)/uv
 	$(UV_INSTALL) -r requirements.txt
@@ -63,7 +63,7 @@ $(TEST_STAMP): requirements-test.txt $(SITE_STAMP)
 	$(UV_INSTALL) -r requirements-test.txt
 	touch $@
 
-# The JavaScript libraries the build runs in Node (pipeline/static_render.mjs: diagrams, math, CSS),
+# The JavaScript libraries the build runs in Node (pipeline/pages/static_render.mjs: diagrams, math, CSS),
 # from the npm registry at the versions in package-lock.json. npm ci rewrites the stamp file.
 $(NODE_TOOLS): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
@@ -75,7 +75,7 @@ $(NODE_TOOLS): package.json package-lock.json
 # package.json under quality/, installed on first use: the root one stays small.
 QUALITY_TOOLS := quality/node_modules/.package-lock.json
 quality: $(SITE_STAMP) $(NODE_TOOLS) $(QUALITY_TOOLS)  ## Lighthouse scores and page weight of every page
-	@if [ ! -f site/index.html ] || [ -n "$$(find mkdocs.yml docs overrides snippets pipeline hooks results \
+	@if [ ! -f site/index.html ] || [ -n "$$(find mkdocs.yml docs overrides snippets pipeline results \
 	    -newer site/index.html -type f -print -quit)" ]; then $(MAKE) --no-print-directory build; fi
 	CHROME_PATH=$${CHROME_PATH:-/usr/bin/chromium} $(BIN)/python quality/lighthouse_report.py
 
@@ -102,7 +102,7 @@ $(GPU_STAMP): requirements.txt requirements-test.txt | $(VENV)/bin/python
 	$(BIN)/pip install --quiet -r $(VENV)/requirements-test-gpu.txt
 	touch $(SITE_STAMP) $(TEST_STAMP) $@
 
-# A GPU run (pipeline/gpu_run.py): every snippet and every GPU test on this machine's GPU, with
+# A GPU run (pipeline/records/gpu_run.py): every snippet and every GPU test on this machine's GPU, with
 # the frameworks it has; records under results/<machine>/ to commit. `make gpu-run PYTHON=python3`
 # runs with that Python as it is: no virtualenv, nothing installed, no network. Without PYTHON=
 # it first sets up .venv as `make gpu-env` does. Options: GPU_RUN_ARGS="--machine NAME --only ...".
@@ -115,7 +115,7 @@ gpu-run: $(GPU_STAMP)
 	$(BIN)/python -m pipeline.gpu_run $(GPU_RUN_ARGS)
 endif
 
-# Someone's records (pipeline/add_records.py): FILE is a .tar.gz of one machine's folder as
+# Someone's records (pipeline/records/add_records.py): FILE is a .tar.gz of one machine's folder as
 # `make gpu-run` leaves it (tar -czf M.tar.gz -C results M), checked before anything lands under
 # results/. A bad archive: one line saying what is wrong, exit code 2, results/ unchanged.
 ifeq ($(strip $(FILE)),)
@@ -126,7 +126,7 @@ add-records: $(SITE_STAMP)
 	$(BIN)/python -m pipeline.add_records $(FILE)
 endif
 
-# The version matrix (pipeline/versions.py): the criteria rules on every Keras 3 release with
+# The version matrix (pipeline/records/versions.py): the criteria rules on every Keras 3 release with
 # each backend, tf-keras 2.14 to 2.21 and PyTorch 2.13 and 2.14.1, each in its own environment
 # under .cache/versions/ (installed from the package registry: about 25 GB and 40 minutes the
 # first time, minutes after), recorded under results/versions/. Resumable; CPU only (a GPU is

@@ -114,7 +114,7 @@ def rebuild_figures() -> int:
     return 0
 
 
-PENDING = ("Running…", "Ejecutándose…")  # the words of a pending output (pipeline/mkdocs_hook.py)
+PENDING = ("Running…", "Ejecutándose…")  # the words of a pending output (pipeline/pages/hooks/build.py)
 
 
 def _final_url(url: str) -> str:

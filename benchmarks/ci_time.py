@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from build_speed import copy_project  # noqa: E402
-from pipeline import runner  # noqa: E402
+from pipeline.running import runner  # noqa: E402
 
 TARGET_RATIO = 60
 

@@ -5,7 +5,7 @@
     python benchmarks/run_benchmarks.py --only unroll_sweep --machine my-laptop
 
 Each benchmark snippet (snippets/benchmarks/*.py) runs in its own process, alone, through the
-site's runner, and becomes a record under results/<machine>/ (pipeline/records.py): the same
+site's runner, and becomes a record under results/<machine>/ (pipeline/records/store.py): the same
 records a GPU run (`make gpu-run`) leaves, with the machine's provenance. The site's charts
 draw every machine's records next to the build's own run. The GPU is used when a framework
 sees one; a benchmark that needs a GPU is skipped on a machine without one.
@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets" / "benchmarks"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(SNIPPETS))
-from pipeline import charts, gpu_run, records, runner  # noqa: E402
+from pipeline.pages import charts  # noqa: E402
+from pipeline.records import gpu_run, store as records  # noqa: E402
+from pipeline.running import runner  # noqa: E402
 
 NEEDS_GPU_EXIT = 77
 

@@ -72,7 +72,7 @@ class ReportError(Exception):
 def pages_of(site: Path) -> list[str]:
     """URL paths of every HTML page: English first, then the other languages. Not the HTML
     fragments under assets/ (a collapsed block's code, loaded into its page when opened:
-    pipeline/page_weight.py), which no reader opens as a page."""
+    pipeline/pages/page_weight.py), which no reader opens as a page."""
     paths = []
     for html in site.rglob("*.html"):
         rel = html.relative_to(site).as_posix()

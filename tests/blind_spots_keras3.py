@@ -1,6 +1,6 @@
 """Keras 3 cases the checker used to miss, judged by the backend's own decision.
 
-Run in its own process, one backend per process (tests/test_checker_blind_spots.py runs it):
+Run in its own process, one backend per process (tests/content/test_checker_blind_spots.py runs it):
 
     KERAS_BACKEND=jax python tests/blind_spots_keras3.py
 

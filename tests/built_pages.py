@@ -1,10 +1,10 @@
 """A built page as a reader's browser shows it once every collapsed block is opened.
 
 A code block inside a collapsed block, and a chart, is not in the page: the page holds a
-placeholder naming the file the build wrote for it (pipeline/page_weight.py), which
+placeholder naming the file the build wrote for it (pipeline/pages/page_weight.py), which
 overrides/assets/program-copy.js fetches and puts in its place when it comes near the screen
 (a code block: once its block is opened). A program that a copy button copies is
-a file too, named by its div's `data-copy-src` (pipeline/page_programs.py). Both addresses are
+a file too, named by its div's `data-copy-src` (pipeline/pages/page_programs.py). Both addresses are
 relative to the page, as the browser resolves them.
 """
 from __future__ import annotations

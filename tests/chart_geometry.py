@@ -1,4 +1,4 @@
-"""What a chart drawn by pipeline/charts.py shows, read back from its SVG and compared with the
+"""What a chart drawn by pipeline/pages/charts.py shows, read back from its SVG and compared with the
 data it was drawn from.
 
 matplotlib writes each bar as a `patch_N` path filled with a series colour (charts.COLOURS) and
@@ -14,7 +14,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 
-from pipeline.charts import COLOURS
+from pipeline.pages.charts import COLOURS
 
 SVG = "{http://www.w3.org/2000/svg}"
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")

@@ -26,7 +26,7 @@ try:
 except ImportError:
     pass
 
-HOOK = REPO / "pipeline" / "mkdocs_hook.py"
+HOOK = REPO / "pipeline" / "pages" / "hooks" / "build.py"
 # "gw0", "gw1", ... in a pytest-xdist worker; empty in a plain pytest process.
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 
@@ -41,8 +41,8 @@ def module_from(path: Path):
 
 
 def _offline_env() -> dict[str, str]:
-    """The variables hooks/offline_build.py sets for the build: downloads go to a closed port."""
-    return module_from(REPO / "hooks" / "offline_build.py").OFFLINE
+    """The variables pipeline/pages/hooks/offline_build.py sets for the build: downloads go to a closed port."""
+    return module_from(REPO / "pipeline" / "pages" / "hooks" / "offline_build.py").OFFLINE
 
 
 OFFLINE = _offline_env()
@@ -110,7 +110,7 @@ def checker_here(*args) -> subprocess.CompletedProcess:
     """snippets/cudnn_check.py's command line (its main()) in this test process, with what it
     printed and its exit status, as `python cudnn_check.py ARGS` gives them: a test process that
     already runs Keras on TensorFlow saves a second import of both (seconds each).
-    tests/test_cudnn_check.py checks that both give the same answer."""
+    tests/content/test_cudnn_check.py checks that both give the same answer."""
     import contextlib
     import io
     sys.path.insert(0, str(REPO / "snippets"))
@@ -157,7 +157,7 @@ def printed(rel: str) -> str:
     """What snippets/REL printed in this build, the output its page shows: the runner's outcome
     on this machine, from its cache (the snippets run before the tests), run now if not
     cached. A test that runs the file again would pay its framework's import a second time."""
-    from pipeline import runner
+    from pipeline.running import runner
     (outcome,) = runner.run_all(runner.Project(REPO), only=[rel])
     assert outcome.status == runner.OK, (rel, outcome.status, outcome.stderr[-3000:])
     return outcome.stdout
@@ -178,7 +178,7 @@ def mini(tmp_path) -> MiniProject:
 def cpu_only(monkeypatch):
     """Pin the device to CPU whatever machine runs the tests."""
     monkeypatch.setenv("SNIPPETS_DEVICE", "CPU")
-    from pipeline import device
+    from pipeline.running import device
     device.device_kind.cache_clear()
     yield
     device.device_kind.cache_clear()
@@ -229,7 +229,7 @@ def _snippets_first_under_xdist(tmp_path_factory):
     with FileLock(str(shared / "snippets.lock")):
         done = shared / "snippets-ran.txt"
         if not done.is_file():
-            # Offline, as in the build (hooks/offline_build.py). A failing snippet fails the site
+            # Offline, as in the build (pipeline/pages/hooks/offline_build.py). A failing snippet fails the site
             # build that follows, with the build's message.
             proc = subprocess.run([sys.executable, "-m", "pipeline.runner"], cwd=REPO,
                                   env={**os.environ, **OFFLINE},

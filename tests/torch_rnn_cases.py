@@ -1,5 +1,5 @@
-"""PyTorch RNNs that are not an nn.RNN module, for tests/test_checker_blind_spots.py (CPU) and
-tests/test_checker_module_gpu.py (GPU): torch.export graphs, torch._VF.lstm and torch.lstm called
+"""PyTorch RNNs that are not an nn.RNN module, for tests/content/test_checker_blind_spots.py (CPU) and
+tests/content/test_checker_module_gpu.py (GPU): torch.export graphs, torch._VF.lstm and torch.lstm called
 with a module's own parameters, torch.ao.nn.quantizable.LSTM, loops over cells or gates, and a
 plain nn.GRU beside them. Imports PyTorch only."""
 from __future__ import annotations
@@ -84,7 +84,7 @@ def modules(device: str = "cpu") -> dict:
 
 
 # ----------------------------------------------------------------- every other recurrent module
-# Generated modules for tests/test_checker_blind_spots.py (#43): PyTorch's recurrent modules
+# Generated modules for tests/content/test_checker_blind_spots.py (#43): PyTorch's recurrent modules
 # (nn.RNN with tanh or relu, nn.LSTM, nn.GRU, their cells stepped in a loop, the quantizable
 # and the dynamically quantized ones) and loops a model writes itself, one or two in a module.
 class Whole(nn.Module):

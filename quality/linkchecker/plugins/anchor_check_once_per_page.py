@@ -2,12 +2,12 @@
 
 AnchorCheck parses the whole target page again for every link with an anchor (criteria/#a,
 criteria/#b... each one a parse of the same page): on this site's long pages that was most of
-tests/test_links.py's time. LinkChecker keeps a URL's anchor apart (checks criteria/#a and
+tests/site/test_links.py's time. LinkChecker keeps a URL's anchor apart (checks criteria/#a and
 criteria/#b both) only while a plugin named AnchorCheck is enabled, so a plugin of another name
 cannot take its place: this module gives AnchorCheck's own class a `check` that remembers the
 anchors of each page (from the parse LinkChecker makes anyway when it crawls the page, or one
 parse of its own), and keeps AnchorCheck's test and message. LinkChecker loads it
-from $XDG_DATA_HOME/linkchecker/plugins, where tests/test_links.py points it; written for
+from $XDG_DATA_HOME/linkchecker/plugins, where tests/site/test_links.py points it; written for
 LinkChecker 10.6 (pinned in requirements-test.txt). It defines no plugin of its own.
 """
 import threading

@@ -1,0 +1,44 @@
+"""Sections of a page drawn from an installed library at build time, before the site's own checks.
+
+  <!-- cudnn-status: FAMILY -->   the installed cuDNN's status codes of that family, read from its
+                                  header, with the site's advice (pipeline/claims/cudnn_status.py,
+                                  data/cudnn_status.yml)
+
+This hook runs before pipeline/pages/hooks/build.py (mkdocs.yml lists it first), so what it draws is
+checked like the rest of the page (release numbers, quotations). `mkdocs build` fails on a
+problem (a code of the header the data lacks, or the reverse); `mkdocs serve` logs it.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+# MkDocs loads a hook as a lone file: make the `pipeline` package importable.
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+from pipeline.claims import cudnn_status  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.generated_sections")
+_state = {"command": "build"}
+
+
+def on_startup(command, dirty):
+    _state["command"] = command
+
+
+def on_page_markdown(markdown, page, config, files):
+    lang = ((config.get("extra") or {}).get("pipeline_text") or {}).get("language", "en")
+    root = Path(config["config_file_path"]).resolve().parent
+    try:
+        markdown, problems = cudnn_status.render(markdown, lang, root)
+    except cudnn_status.StatusError as e:
+        problems = [str(e)]
+    if problems:
+        message = "\n".join(f"{page.file.src_uri}: {p}" for p in problems)
+        if _state["command"] == "serve":
+            log.error(message)
+        else:
+            raise PluginError(message)
+    return markdown

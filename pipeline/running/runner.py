@@ -1,0 +1,425 @@
+"""Run every stale snippet in its own process, with a timeout, and cache what succeeded.
+
+    python -m pipeline.runner            # run what is stale, print a summary
+    python -m pipeline.runner --no-execute   # only report what is cached
+
+One failure does not stop the others; the run fails at the end naming every failed snippet.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from pipeline.running import device as device_mod, program as program_mod, sandbox
+from pipeline.running.cache import Cache, key_for
+from pipeline.running.files import write_atomic
+from pipeline.running.snippets import discover, Snippet, SnippetError
+
+NEEDS_GPU_EXIT = 77  # a snippet that needs a GPU and finds none exits with this code
+OUTPUT_CAP = 256 * 1024  # bytes of stdout/stderr kept per run
+STDERR_TAIL_LINES = 15
+
+OK, NEEDS_GPU, FAILED, TIMEOUT, NOT_RUN = "ok", "needs-gpu", "failed", "timeout", "not-run"
+SKIPPED = "skipped"  # only in a run that allows missing frameworks (a GPU run): "needs TensorFlow"
+GOOD = (OK, NEEDS_GPU)
+
+# Modules whose absence means "this machine lacks that framework", not "the snippet is broken".
+# A GPU machine often has PyTorch and JAX but no TensorFlow; a GPU run skips what it cannot run.
+FRAMEWORKS = {"tensorflow": "TensorFlow", "tf_keras": "tf-keras", "keras": "Keras",
+              "jax": "JAX", "jaxlib": "JAX", "torch": "PyTorch",
+              "cudnn": "cudnn-frontend (nvidia-cudnn-frontend)"}
+_MISSING = re.compile(r"^ModuleNotFoundError: No module named '([\w.]+)'$")
+
+
+@dataclass
+class Outcome:
+    snippet: Snippet
+    status: str
+    stdout: str = ""
+    stderr: str = ""
+    returncode: int | None = None
+    seconds: float = 0.0
+    executed: bool = False  # False when the result came from the cache
+    finished_at: str = ""
+    device: str = ""
+    data_dir: str | None = None
+    problem: str = ""  # one line saying what went wrong
+    program_sha256: str = ""  # of the program that ran (Python): what the copy button copies
+
+    def stderr_tail(self) -> str:
+        return "\n".join(self.stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:])
+
+
+class RunFailed(Exception):
+    def __init__(self, failures: list[Outcome]):
+        self.failures = failures
+        parts = [f"{len(failures)} snippet(s) failed:"]
+        for o in failures:
+            parts.append(f"- {o.snippet.rel}: {o.problem}")
+            tail = o.stderr_tail()
+            if tail:
+                parts.append("  " + tail.replace("\n", "\n  "))
+        super().__init__("\n".join(parts))
+
+
+@dataclass
+class Project:
+    """Where things are. Defaults follow the repository layout."""
+    root: Path
+    snippets: Path = field(default=None)  # type: ignore[assignment]
+    cache: Path = field(default=None)  # type: ignore[assignment]
+    requirements: list[Path] = field(default_factory=list)
+    python: str = ""  # the interpreter that runs Python snippets (the version matrix: a cell's)
+
+    def __post_init__(self):
+        self.python = self.python or sys.executable
+        self.root = Path(self.root).resolve()
+        self.snippets = Path(self.snippets or self.root / "snippets").resolve()
+        self.cache = Path(self.cache or self.root / ".cache").resolve()
+        if not self.requirements:
+            self.requirements = sorted(self.root.glob("requirements*.txt"))
+
+
+def _read_capped(path: Path) -> str:
+    with open(path, "rb") as f:
+        data = f.read(OUTPUT_CAP + 1)
+        rest = os.fstat(f.fileno()).st_size - OUTPUT_CAP
+    text = data[:OUTPUT_CAP].decode("utf-8", errors="replace")
+    if rest > 0:
+        text += f"\n[output truncated: {rest} more bytes]\n"
+    return text
+
+
+def _run_process(cmd: list[str], cwd: Path, env: dict, timeout: float, log_prefix: Path):
+    """Run cmd in its own process group; returns (returncode or None on timeout, stdout, stderr)."""
+    out_path, err_path = log_prefix.with_suffix(".out"), log_prefix.with_suffix(".err")
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the whole group: TF spawns threads, make spawns children
+            proc.wait()
+            rc = None
+        except BaseException:  # Ctrl-C or a kill of the build: the snippet must not run on
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+    stdout, stderr = _read_capped(out_path), _read_capped(err_path)
+    out_path.unlink(), err_path.unlink()
+    return rc, stdout, stderr
+
+
+def _command(snippet: Snippet, work: Path, env: dict, timeout: float, python: str):
+    """The command that runs the snippet. A Python snippet runs as the program a reader copies
+    (pipeline/running/program.py: its helpers written out), saved in its work folder under the
+    snippet's name, as a reader saves it in an empty folder. C files are built first by their
+    folder's Makefile, told which Python runs the build (the one whose packages hold cuDNN's
+    wheels, if any)."""
+    if snippet.kind == "py":
+        (work / snippet.path.name).write_text(program_mod.for_snippet(snippet).text,
+                                              encoding="utf-8")
+        return [python, snippet.path.name], None
+    build = work / "build"
+    build.mkdir()
+    binary = build / snippet.path.stem
+    rc, out, err = _run_process(
+        ["make", "--no-print-directory", "-s", "-C", str(snippet.path.parent),
+         f"BUILD_DIR={build}", f"PYTHON={python}", str(binary)],
+        work, env, timeout, work / "make")
+    if rc != 0:
+        return None, (rc, out, err)
+    return [str(binary)], None
+
+
+def missing_framework(stderr: str) -> str | None:
+    """The framework whose import ended the process ("TensorFlow"), or None. Only the last line
+    counts: the process died of it, it did not catch it and carry on."""
+    lines = stderr.strip().splitlines()
+    m = _MISSING.match(lines[-1].strip()) if lines else None
+    return FRAMEWORKS.get(m.group(1).split(".")[0]) if m else None
+
+
+def classify(snippet: Snippet, rc: int | None, device: str, stderr: str = "",
+             skip_missing: bool = False) -> tuple[str, str]:
+    """Turn an exit code into a status and, for a failure or a skip, a one-line reason.
+    With `skip_missing` (a GPU run), dying of a missing framework is a skip, not a failure."""
+    on_gpu = device != "CPU"
+    if rc is None:
+        return TIMEOUT, f"killed after its {snippet.timeout:g} s timeout"
+    if rc == NEEDS_GPU_EXIT:
+        if not snippet.needs_gpu:
+            return FAILED, "exited 77 (needs a GPU) but does not declare `needs=gpu`"
+        if on_gpu:
+            return FAILED, f"exited 77 (needs a GPU) on a GPU machine ({device})"
+        return NEEDS_GPU, ""
+    if rc != 0:
+        framework = missing_framework(stderr) if skip_missing else None
+        if framework:
+            return SKIPPED, f"needs {framework}"
+        return FAILED, f"exit status {rc}"
+    if snippet.needs_gpu and not on_gpu:
+        return FAILED, "declares needs=gpu but exited 0 without a GPU (it must exit 77)"
+    return OK, ""
+
+
+def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
+            skip_missing: bool = False, python: str | None = None,
+            timeout: float | None = None, extra_env: dict | None = None,
+            requirements: list[Path] | None = None) -> Outcome:
+    """Run one snippet. `timeout` (shorter than its own, from a run's time budget) and
+    `extra_env` come from a budgeted run (run_all's `deadline`). With `requirements` (the
+    project's, as `key` was made from them), a result is stored only if the snippet still has
+    that key once it has run: a writer who edits it (or a helper) while it runs, under `make
+    serve`, must not find the program that ran filed under the key of the text they left."""
+    work = cache.new_workdir()
+    timeout = min(snippet.timeout, timeout) if timeout else snippet.timeout
+    # A snippet writes only inside `work` (see pipeline/sandbox): Python ones are stopped at
+    # the write; for C ones (make, the program) the project tree is compared before and after.
+    env = sandbox.environment(work, dict(os.environ, SNIPPET_DATA_DIR=str(work / "data"),
+                                         PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
+                                         **(extra_env or {})))
+    before = sandbox.snapshot(root) if snippet.kind != "py" else None
+    started = time.perf_counter()
+    cmd, build_failure = _command(snippet, work, env, timeout, python or sys.executable)
+    if build_failure:
+        rc, stdout, stderr = build_failure
+        status, problem = FAILED, f"build failed (make exit {rc})"
+    else:
+        rc, stdout, stderr = _run_process(cmd, work, env, timeout, work / "run")
+        status, problem = classify(snippet, rc, device, stderr, skip_missing)
+        if status == TIMEOUT and timeout < snippet.timeout:
+            problem = f"stopped after {timeout:.0f} s, at the end of the run's time budget"
+    seconds = time.perf_counter() - started
+    outside = sandbox.outside_writes(work)
+    if before is not None:
+        outside += sandbox.changed(before, sandbox.snapshot(root))
+    if outside:  # whatever the exit status: a refused write the snippet caught counts too
+        more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
+        status, problem = FAILED, f"wrote outside its folder: {outside[0]}{more}"
+    for scratch in ("home", "tmp"):  # not part of the result
+        shutil.rmtree(work / scratch, ignore_errors=True)
+    ran = work / snippet.path.name if snippet.kind == "py" else None
+    outcome = Outcome(snippet, status, stdout, stderr, rc, seconds, True,
+                      datetime.now(timezone.utc).isoformat(timespec="seconds"), device,
+                      problem=problem, program_sha256=program_mod.sha256(ran.read_bytes())
+                      if ran and ran.is_file() else "")
+    try:
+        changed = requirements is not None and key_for(snippet, requirements, device) != key
+    except OSError:  # removed while it ran
+        changed = True
+    if status in GOOD and not changed:  # a result is stored only on success, for what ran
+        final = cache.store(key, work, {
+            "snippet": snippet.rel, "status": status, "stdout": stdout, "stderr": stderr,
+            "returncode": rc, "seconds": seconds, "finished_at": outcome.finished_at,
+            "device": device, **({"program": ran.name, "program_sha256": outcome.program_sha256}
+                                 if ran else {}),
+        })
+        outcome.data_dir = str(final / "data")
+    else:
+        cache.discard(work)
+    return outcome
+
+
+def from_cache(snippet: Snippet, result: dict) -> Outcome:
+    return Outcome(snippet, result["status"], result["stdout"], result["stderr"],
+                   result["returncode"], result["seconds"], False, result["finished_at"],
+                   result["device"], result["data_dir"],
+                   program_sha256=result.get("program_sha256", ""))
+
+
+class Progress:
+    """One line when a stale snippet starts and one when it ends, with how many of the stale
+    ones are done and the time so far, as sphinx-gallery does: a first build runs for minutes,
+    and its reader sees what is running.
+
+        snippets: 42 to run, 37 from the cache
+        snippets: [ 3/42] 0:21 running criteria/jax_backend/masking.py
+        snippets: [ 3/42] 0:30 ok (9.8 s) criteria/jax_backend/masking.py
+    """
+
+    def __init__(self, say: Callable[[str], None], total: int, cached: int):
+        self.say, self.total, self.done = say, total, 0
+        self.started = time.monotonic()
+        self.lock = threading.Lock()  # starts are told from the pool's threads
+        if total:
+            say(f"snippets: {total} to run, {cached} from the cache")
+
+    def _line(self, what: str) -> str:
+        seconds = int(time.monotonic() - self.started)
+        width = len(str(self.total))
+        return (f"snippets: [{self.done:>{width}}/{self.total}] {seconds // 60}:{seconds % 60:02d} "
+                f"{what}")
+
+    def start(self, snippet: Snippet) -> None:
+        with self.lock:
+            self.say(self._line(f"running {snippet.rel}"))
+
+    def end(self, o: Outcome) -> None:
+        with self.lock:
+            self.done += 1
+            how = f"{o.status} ({o.seconds:.1f} s)" + (f": {o.problem}" if o.problem else "")
+            self.say(self._line(f"{how} {o.snippet.rel}"))
+
+
+BUDGET_SPENT = "not run: the run's time budget was spent"
+MIN_SECONDS_LEFT = 15  # a budgeted run starts no snippet with less than this left
+
+
+def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = None,
+            only: list[str] | None = None, skip_missing: bool = False,
+            on_done: Callable[[Outcome], None] | None = None,
+            progress: Callable[[str], None] | None = None,
+            deadline: float | None = None, weights: dict[str, float] | None = None,
+            before_alone: Callable[[], None] | None = None,
+            before_shared: Callable[[], None] | None = None) -> list[Outcome]:
+    """Run what is stale; return one Outcome per snippet, in discovery order.
+
+    `skip_missing`: a snippet that dies of a missing framework is skipped, not failed (a GPU
+    run). `on_done` is called with each outcome as soon as it is known (cached ones first), in
+    this thread, so that a caller can keep what finished even if a later snippet never does.
+    `progress`, when given, is told a line as each stale snippet starts and ends (Progress).
+
+    `deadline` (time.monotonic()) makes a budgeted run (a lent GPU machine's): no snippet starts
+    with less than MIN_SECONDS_LEFT left (it is NOT_RUN, BUDGET_SPENT), none runs past the
+    deadline, and the snippets that run alone do so in the order of `only`; each measuring one
+    is told BENCH_DEADLINE (Unix time): its share of what is left among those still to run
+    (by `weights`, 1 where not given), so that a benchmark sizes its sweep to it. `before_alone` is called once the shared
+    snippets are done and before those that run alone (a GPU run ends its tests there). In a
+    budgeted run, the snippets that run alone and come in `only` before every shared one run
+    first, before the shared ones (the most wanted measurements of a lent machine);
+    `before_shared` is called after them (a GPU run starts its tests there)."""
+    done = on_done or (lambda o: None)
+    snippets = discover(project.snippets)
+    if only is not None:
+        snippets = [s for s in snippets if s.rel in only]
+    else:  # the version matrix's snippets run in other environments (pipeline/records/versions.py)
+        snippets = [s for s in snippets if not s.matrix]
+    device = device_mod.device_kind()
+    cache = Cache(project.cache)
+    outcomes: dict[str, Outcome] = {}
+    stale: list[tuple[Snippet, str]] = []
+    for s in snippets:
+        key = key_for(s, project.requirements, device)
+        cached = cache.load(key)
+        if cached is not None:
+            outcomes[s.rel] = from_cache(s, cached)
+            done(outcomes[s.rel])
+        elif execute_stale:
+            stale.append((s, key))
+        else:
+            outcomes[s.rel] = Outcome(s, NOT_RUN, device=device,
+                                      problem="not executed (execution is turned off)")
+            done(outcomes[s.rel])
+
+    # Alone, after the others: benchmarks (nothing else on the CPU), and C snippets, so that the
+    # project-tree comparison guarding each one sees only its own writes. A GPU benchmark on a
+    # machine without a GPU measures nothing (it says "needs a GPU" and exits): it shares.
+    def measures(s: Snippet) -> bool:
+        return s.exclusive and not (s.needs_gpu and device == "CPU")
+    alone = [(s, k) for s, k in stale if measures(s) or s.kind != "py"]
+    shared = [(s, k) for s, k in stale if (s, k) not in alone]
+    lead: list[tuple[Snippet, str]] = []
+    if deadline is not None and only is not None:
+        alone.sort(key=lambda sk: only.index(sk[0].rel))
+        first_shared = min((only.index(s.rel) for s, _ in shared), default=len(only))
+        lead = [(s, k) for s, k in alone if only.index(s.rel) < first_shared]
+        alone = [sk for sk in alone if sk not in lead]
+
+    told = Progress(progress, len(stale), len(outcomes)) if progress else None
+
+    def run(s: Snippet, k: str) -> Outcome:
+        timeout, extra = None, None
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left < MIN_SECONDS_LEFT:
+                return Outcome(s, NOT_RUN, device=device, problem=BUDGET_SPENT)
+            timeout = left
+            if measures(s):
+                weight = lambda a: (weights or {}).get(a.rel, 1.0)
+                still = [a for a, _ in lead + alone if a.rel not in outcomes and measures(a)]
+                share = left * weight(s) / sum(map(weight, still))
+                extra = {"BENCH_DEADLINE": f"{time.time() + share:.0f}"}
+        if told:
+            told.start(s)
+        return execute(s, cache, k, device, project.root, skip_missing, project.python,
+                       timeout, extra, project.requirements)
+
+    def finished(o: Outcome) -> None:
+        outcomes[o.snippet.rel] = o
+        if told:
+            told.end(o)
+        done(o)
+
+    for s, k in lead:
+        finished(run(s, k))
+    if before_shared:
+        before_shared()
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        for future in as_completed([pool.submit(run, s, k) for s, k in shared]):
+            finished(future.result())
+    if before_alone:
+        before_alone()
+    for s, k in alone:
+        finished(run(s, k))
+
+    ordered = [outcomes[s.rel] for s in snippets]
+    if only is None:  # the table covers every snippet: a partial run must not shrink it
+        write_times(project, ordered)
+    return ordered
+
+
+def write_times(project: Project, outcomes: list[Outcome]) -> None:
+    """The execution-times table shown on a page, written atomically."""
+    rows = [{"snippet": o.snippet.rel, "status": o.status, "seconds": round(o.seconds, 2),
+             "executed": o.executed, "finished_at": o.finished_at, "device": o.device}
+            for o in outcomes]
+    write_atomic(project.cache / "execution-times.json", json.dumps(rows, indent=1))
+
+
+def failures(outcomes: list[Outcome]) -> list[Outcome]:
+    return [o for o in outcomes if o.status not in (*GOOD, NOT_RUN, SKIPPED)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("snippets", nargs="*", help="only these (paths relative to snippets/)")
+    ap.add_argument("--root", default=".", help="the project folder")
+    ap.add_argument("--no-execute", action="store_true", help="use the cache only")
+    ap.add_argument("--jobs", type=int, default=None)
+    args = ap.parse_args(argv)
+    try:
+        outcomes = run_all(Project(Path(args.root)), execute_stale=not args.no_execute,
+                           jobs=args.jobs, only=args.snippets or None,
+                           progress=lambda line: print(line, flush=True))
+    except SnippetError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for o in outcomes:
+        how = "ran" if o.executed else "cached"
+        print(f"{o.status:9} {how:6} {o.seconds:7.1f}s  {o.snippet.rel}")
+    executed = sum(o.executed for o in outcomes)
+    print(f"snippets: {executed} executed, {len(outcomes) - executed} from cache")
+    bad = failures(outcomes)
+    if bad:
+        print(RunFailed(bad), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

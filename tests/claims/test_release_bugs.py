@@ -1,0 +1,182 @@
+"""Bugs of one release (data/release_bugs.yml, pipeline/claims/release_bugs.py,
+docs/troubleshooting/release-bugs.md and .es.md): every row loads and is checked against the
+installed releases and the version matrix, a wrong row stops the build naming it, both languages
+draw every row under its library's heading, and each row's symptom pasted whole into the site's
+search lists the page among the first three results, in both languages."""
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from conftest import REPO
+from pipeline.claims import release_bugs, release_numbers, version_claims
+from test_cudnn_status import ASK  # the site's own search worker, all queries in one page
+
+DATA = REPO / "data" / "release_bugs.yml"
+PAGES = {"en": REPO / "docs" / "troubleshooting" / "release-bugs.md",
+         "es": REPO / "docs" / "troubleshooting" / "release-bugs.es.md"}
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return version_claims.load(REPO / "results" / "versions", REPO / "snippets")
+
+
+@pytest.fixture(scope="module")
+def libraries(runs):
+    return release_bugs.load(DATA, runs)
+
+
+def test_every_row_loads_and_is_checked(libraries):
+    rows = [r for rs in libraries.values() for r in rs]
+    assert len(rows) >= 20, len(rows)
+    raw = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    for r in rows:
+        check = next(x for x in raw[r.library] if x["id"] == r.id).get("check") or {}
+        if r.installed:  # every library installed here is placed against every row
+            assert r.here in ("fixed", "affected", "past", "between"), (r.id, r.installed)
+        if "installed" in check:
+            assert r.installed and r.here in ("fixed", "affected"), r.id
+        if "matrix" in check:
+            assert r.matrix_runs, r.id  # at least one release run inside the affected range
+    # what the installed releases say of the rows, as the data was written
+    here = {r.id: r.here for r in rows}
+    assert here["keras-gru-return-state-gpu"] == "fixed"
+    assert here["keras-torch-stateful-gru-cudnn-backward"] == "affected"  # Keras 3.15.1
+    assert here["pytorch-compile-after-rnn-eager"] == "affected"  # PyTorch 2.14.1
+    by_id = {r.id: r for r in rows}
+    assert by_id["pytorch-compile-after-rnn-eager"].matrix_runs == ("2.13.0", "2.14.1")
+    assert "3.11.3" in by_id["keras-bidirectional-use-cudnn-false"].matrix_runs
+
+
+def _planted(tmp_path, library: str, row_id: str, change) -> Path:
+    data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
+    row = next(r for r in data[library] if r["id"] == row_id)
+    change(row)
+    path = tmp_path / "release_bugs.yml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def _no_source(row):
+    del row["source"]["url"]
+
+
+def _unreadable(row):
+    row["affected"]["to"] = "3.x"
+
+
+def _fix_after_the_release_that_brought_it(row):
+    # Keras 3.15.1, installed here, already holds the fix's code: it cannot come in 3.16.0
+    row["affected"]["to"], row["fixed_in"] = "3.15.1", "3.16.0"
+
+
+def _fix_too_early_for_the_matrix(row):
+    # 3.11.3 of the version matrix still runs cuDNN for Bidirectional(use_cudnn=False)
+    row["affected"]["to"], row["fixed_in"] = "3.10.0", "3.11.0"
+
+
+def _fixed_before_affected_ends(row):
+    row["fixed_in"] = "3.11.2"
+
+
+def _fix_code_not_there(row):
+    row["check"]["installed"]["text"] = "code that no release of Keras holds"
+
+
+def _no_longer_affected(row):
+    # PyTorch 2.14.1 of the version matrix still leaves the code after the LSTM uncompiled
+    row["fixed_in"], row["affected"]["to"] = "2.14.0", "2.13.0"
+
+
+@pytest.mark.parametrize("library,row_id,change,says", [
+    ("keras", "keras-3-0-0-lstm-slow", _no_source, "no source URL"),
+    ("keras", "keras-3-0-0-lstm-slow", _unreadable, "'3.x' is not a readable release number"),
+    ("keras", "keras-gru-return-state-gpu", _fix_after_the_release_that_brought_it,
+     "already holds the fix's code"),
+    ("keras", "keras-bidirectional-use-cudnn-false", _fix_too_early_for_the_matrix,
+     "3.11.3 still shows it"),
+    ("keras", "keras-gru-return-state-gpu", _fixed_before_affected_ends,
+     "the fix must come after the last affected release"),
+    ("keras", "keras-stateful-batch-size-silent", _fix_code_not_there, "lacks the fix's code"),
+    ("pytorch", "pytorch-compile-after-rnn-eager", _no_longer_affected, "2.14.1 still shows it"),
+])
+def test_a_wrong_row_fails_in_one_line_naming_it(tmp_path, runs, library, row_id, change, says):
+    path = _planted(tmp_path, library, row_id, change)
+    with pytest.raises(release_bugs.ReleaseBugsError) as e:
+        release_bugs.load(path, runs)
+    message = str(e.value)
+    assert "\n" not in message and row_id in message and says in message, message
+    # the page's marker fails the same way, and the hook stops a strict build on it
+    with pytest.raises(release_bugs.ReleaseBugsError):
+        release_bugs.render(f"<!-- release-bugs: {library} -->", "en", runs, path)
+    hook = (REPO / "pipeline" / "pages" / "hooks" / "build.py").read_text(encoding="utf-8")
+    assert "except release_bugs.ReleaseBugsError as e:\n        _problem(" in hook
+
+
+def test_the_tables_release_numbers_sit_next_to_their_source(libraries):
+    """CONTRIBUTING's rule for typed release numbers holds for the drawn tables too: each row
+    links its source."""
+    for lang in ("en", "es"):
+        for rows in libraries.values():
+            assert release_numbers.check(release_bugs.table(rows, lang), "table") == []
+
+
+def test_both_pages_hold_one_marker_per_library_under_its_heading(libraries):
+    for lang, page in PAGES.items():
+        text = page.read_text(encoding="utf-8")
+        assert sorted(release_bugs.MARKER.findall(text)) == sorted(libraries), lang
+        for library in libraries:
+            at = text.index(f"<!-- release-bugs: {library} -->")
+            heading = text[:at].rstrip().splitlines()[-1]
+            assert heading.startswith("## ") and heading.endswith(
+                f"{{ #release-bugs-{library} }}"), (lang, heading)
+
+
+def _page(site: Path, lang: str) -> Path:
+    return site / ("es/" if lang == "es" else "") / "troubleshooting" / "release-bugs" / "index.html"
+
+
+def test_both_languages_draw_every_row_with_its_source(site_root, libraries):
+    for lang in ("en", "es"):
+        soup = BeautifulSoup(_page(site_root, lang).read_text(encoding="utf-8"), "html.parser")
+        for library, rows in libraries.items():
+            table = soup.find(id=f"release-bugs-{library}").find_next("table")
+            lines = table.find("tbody").find_all("tr")
+            assert len(lines) == len(rows), (lang, library)
+            for r, tr in zip(rows, lines):
+                cells = [" ".join(td.get_text(" ").split()) for td in tr.find_all("td")]
+                assert cells[0] == " ".join(r.symptom.split()), (lang, r.id, cells[0])
+                assert cells[3].startswith(" ".join(r.raw["note"][lang].split())), (lang, r.id)
+                assert r.raw["source"]["url"] in [a["href"] for a in tr.find_all("a")], r.id
+                if r.raw["fixed_in"] is not None:
+                    assert cells[2].startswith(str(r.raw["fixed_in"])), (lang, r.id)
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_pasted_symptom_lists_the_page_in_the_first_three_results(browser, server, libraries,
+                                                                    lang):
+    """Through the site's own search worker, as a reader pastes each row's symptom whole."""
+    if isinstance(browser, str):
+        pytest.fail(browser, pytrace=False)
+    rows = [r for rs in libraries.values() for r in rs]
+    queries = [r.symptom for r in rows]
+    context = browser.new_context(service_workers="block")
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/{'es/' if lang == 'es' else ''}troubleshooting/release-bugs/")
+        answers = page.evaluate(ASK, queries)
+    finally:
+        context.close()
+    want = f"{'es/' if lang == 'es' else ''}troubleshooting/release-bugs/"
+    problems = []
+    for r, items in zip(rows, answers):
+        pages = [re.sub(r"#.*$", "", item[0]) for item in items]
+        if not any(p.endswith(want) for p in pages):
+            problems.append(f"{r.id}: {pages}")
+    assert not problems, f"{lang}: {len(problems)} of {len(rows)}: {problems}"
