@@ -4,7 +4,7 @@ mkdocs-jupyter puts into every notebook page:
 - 585 KB of JupyterLab CSS, inline (its index.css and a theme file). The browser spent most of a
   second on style and layout. PurgeCSS keeps the rules this page uses (about 18 KB); the
   trimmed blocks say which file they came from (data-purged-from), for the test that compares
-  the page drawn with the trimmed and with the full CSS (tests/site/test_browser.py).
+  the page drawn with the trimmed and with the full CSS (tests/site/test_notebook_pages.py).
 - A MathJax 2 configuration and an empty <script src="">, which MathJax 3 never reads, and a
   loader that imports Mermaid from cdnjs when a notebook has a Mermaid diagram (ours have none;
   the site loads nothing from other hosts). Removed.

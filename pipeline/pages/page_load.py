@@ -8,7 +8,7 @@
   longest tasks of the load. The page now opens with the mark already on <body>: Material's
   script sets it to the value it has, which changes nothing, and only its removal costs a pass.
   What the reader sees is the same: no transition runs while the page opens, and the palette
-  toggle works as before (tests/site/test_browser.py checks both on Material's own script).
+  toggle works as before (tests/site/test_pages.py checks both on Material's own script).
 - The same holds for the class "js" that Material's script gives <html> (it is "no-js" until
   then): overrides/main.html gives it in the page's head, before there is anything to restyle.
 """

@@ -47,7 +47,7 @@ CODE = re.compile(r"(<pre\b[^>]*>(?:<span></span>)?<code\b[^>]*>)(.*?)(</code></
 # --md-code-fg-color in both of Material's palettes; Punctuation, Operator and Operator.Word:
 # the site's CSS gives them that colour) or that Material does not style (white space, a
 # string's prefix such as f, a magic function or variable such as __init__ or __name__).
-# tests/site/test_browser.py asks Chromium, with the site's CSS, that each has the code's colour in
+# tests/site/test_charts_and_tables.py asks Chromium, with the site's CSS, that each has the code's colour in
 # both palettes.
 PLAIN_CLASSES = ("n", "kc", "w", "p", "o", "ow", "sa", "fm", "vm")
 PLAIN_TOKEN = re.compile(r'<span class="(?:%s)">([^<]*)</span>' % "|".join(PLAIN_CLASSES))
@@ -63,7 +63,7 @@ def slim_code(page_html: str) -> str:
 # stylesheet, which gives names (a Name, a builtin, a module, a function, a class, an exception,
 # a magic variable) no style and white space a colour it cannot show; the site's CSS gives
 # punctuation and operators the code's own colour and weight, as in every other code block.
-# tests/site/test_browser.py asks Chromium, with the page's CSS, that each is painted as the code.
+# tests/site/test_notebook_pages.py asks Chromium, with the page's CSS, that each is painted as the code.
 NOTEBOOK_CODE = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre>)(.*?)(</pre>)', re.S)
 NOTEBOOK_PLAIN_CLASSES = ("n", "w", "p", "o", "nb", "nn", "nf", "nc", "ne", "bp", "vm")
 NOTEBOOK_PLAIN = re.compile(r'<span class="(?:%s)">([^<]*)</span>' % "|".join(NOTEBOOK_PLAIN_CLASSES))
@@ -136,7 +136,7 @@ def defer_charts(page_html: str, files: dict[str, str], relative) -> str:
 
 # Elements whose white space a reader sees: <pre> and <textarea> by HTML's rules, <code> and <kbd>
 # by Material's CSS (white-space: pre-wrap), a diagram's SVG <text> (Graphviz writes
-# xml:space="preserve"). tests/site/test_browser.py checks the list against the computed style of
+# xml:space="preserve"). tests/site/test_pages.py checks the list against the computed style of
 # every element of the built pages.
 KEEPS_WHITE_SPACE = ("pre", "textarea", "code", "kbd", "text")
 

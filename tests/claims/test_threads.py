@@ -91,7 +91,7 @@ def test_every_gpu_only_answer_on_the_troubleshooting_page_has_a_gpu_test():
 
 @pytest.fixture(scope="module")
 def built(request) -> Path:
-    """The built site: the shared build, or BROWSER_TEST_SITE (a folder), as tests/site/test_browser.py."""
+    """The built site: the shared build, or BROWSER_TEST_SITE (a folder), as tests/site/browsing.py."""
     given = os.environ.get("BROWSER_TEST_SITE")
     return Path(given) if given else request.getfixturevalue("site")
 

@@ -7,7 +7,7 @@ button reads it (its clipboard handler: the `data-copy` of the closest element t
 else the code's text; the end trimmed), `data-copy` being, once the reader nears the block, the
 file its div names in `data-copy-src` (overrides/assets/program-copy.js fetches it), and the
 blocks of collapsed listings being the files the page loads when they are opened
-(tests/built_pages.py); tests/site/test_browser.py clicks buttons in Chromium and finds the same. The runs are the build's own (the runner's cache, as the `site` build left it):
+(tests/built_pages.py); tests/site/test_copy_buttons.py clicks buttons in Chromium and finds the same. The runs are the build's own (the runner's cache, as the `site` build left it):
 nothing runs twice here, except the one program the first report found broken
 (`which_keras.py`), run again from its copy in an empty folder with a bare environment.
 

@@ -246,7 +246,7 @@ CSS_FIGURES = {"en": ("how-this-site-is-built.md", r"about (\d+) KB of its\s+(\d
 def test_built_page_keeps_the_share_of_jupyter_css_the_site_page_states(site, lang):
     """The figures how-this-site-is-built states, read from that page, against the sizes
     measured on the built notebook page (that nothing looks different is checked in
-    test_browser.py)."""
+    tests/site/test_notebook_pages.py)."""
     from pipeline.pages.notebook_html import jupyter_css
 
     doc, pattern = CSS_FIGURES[lang]

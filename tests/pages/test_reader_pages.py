@@ -305,7 +305,7 @@ def test_no_chart_holds_two_machines_and_no_two_charts_share_a_title(site):
 def test_every_address_of_the_old_troubleshooting_page_reaches_its_answer(site):
     """/troubleshooting/#anchor, the one page there was until the pages by kind: each old anchor
     is an element of the index page whose link leads to a page that has that anchor, and the
-    index's script sends the reader to the same address (tests/site/test_browser.py runs it)."""
+    index's script sends the reader to the same address (tests/site/test_pages.py runs it)."""
     from bs4 import BeautifulSoup
     data = yaml.safe_load((REPO / "data" / "troubleshooting.yml").read_text(encoding="utf-8"))
     renamed = data.get("renamed") or {}

@@ -1,5 +1,5 @@
 """Build-time rendering (pipeline/pages/static_render.py and its users): ```dot diagrams, notebook math,
-trimmed notebook CSS. What a reader's browser shows is checked in test_browser.py; here, what the
+trimmed notebook CSS. What a reader's browser shows is checked in tests/site/; here, what the
 build writes, and what it does with bad input."""
 from __future__ import annotations
 

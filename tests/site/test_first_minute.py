@@ -1,6 +1,6 @@
 """A reader's first minute, in the built pages: each page that answers a pasted message says so
 in its description and its title, in both languages. (The browser checks the rest: tests in
-test_browser.py under "a reader's first minute".)"""
+tests/site/test_finding.py under "a reader's first minute".)"""
 from __future__ import annotations
 
 import html

@@ -1,0 +1,114 @@
+"""The site's search worker (Material's, with the fixes to lunr of
+pipeline/pages/hooks/search_worker_fixes.js), asked directly: no query fails, whether
+typed key by key, pasted whole, or a random run of the pages' words; the cause of the
+old failures, in Node; a GPU question lands on its answer.
+(Shared helpers: tests/site/searching.py.)"""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from browsing import LANGS, path_of, search
+from chromium import report
+from searching import (GPU_QUESTIONS, LISTED, PHONE, SYNTAX_CHARACTERS, SYNTAX_IN_LOGS,
+                       materials_worker, needs_node, node_json, runs_of_characters, runs_of_words,
+                       served_worker, site_text, typed, workers)
+
+
+@needs_node
+def test_lunr_merges_different_nodes_and_the_served_worker_does_not(site_root):
+    """The cause: lunr keys {"1": node 1535} and {"1": node 15, "3": node 5} alike ("011535")
+    and merges them; the worker the site serves keys them apart."""
+    material = node_json(str(materials_worker()), "keys")
+    assert material["a"] == material["b"], material  # the bug this site works around
+    fixed = node_json(str(served_worker(site_root)), "keys")
+    assert fixed["a"] != fixed["b"], fixed
+
+
+@needs_node
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_served_worker_holds_exactly_the_indexed_words_however_nodes_are_numbered(
+        site_root, lang):
+    """Which words collide depends on the whole index and on node numbers: for each numbering
+    offset from 0 to 60 (the pages' content shifts it; Material's worker, unfixed, lost and
+    invented words at offsets 3 and 6 of the Spanish index on 2026-11-24), the served worker's
+    token set holds the indexed words, no more and no fewer."""
+    index = site_root / "search" / f"search_index.{lang}.json"
+    found = node_json(str(served_worker(site_root)), "words", str(index), "0", "60")
+    assert found["terms"] > 1000, found["terms"]
+    assert found["offsets"] == [], found["offsets"][:3]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_query_the_worker_fails_on_is_told_from_an_empty_one(workers, lang):
+    """The tests below see a worker error: a query that is not text fails inside Material's
+    search ("Invalid query: 42"); "AttributeError:" leaves Material no term and finds nothing,
+    without an error."""
+    assert workers[lang].failures([42, "AttributeError:", "cudnn"]) == [42]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_query_syntax_in_a_pasted_line_is_searched_as_text(workers, lang):
+    """Quotes, a word's leading + or -, and ~ or ^ inside a word are read as text: no error,
+    and each line finds pages."""
+    worker = workers[lang]
+    assert worker.failures(SYNTAX_IN_LOGS) == [], worker.explain(SYNTAX_IN_LOGS)
+    answers = worker.page.evaluate("queries => window.__ask(queries)", SYNTAX_IN_LOGS)
+    assert all(a["pages"] for a in answers), list(zip(SYNTAX_IN_LOGS, answers))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_quoted_message_and_heading_pasted_whole_or_typed_key_by_key(site_root, workers, lang):
+    """Every message the pages quote (in a heading, or a message block), pasted whole and typed
+    one key at a time, and every heading: the worker answers each query without an error."""
+    text = site_text(site_root, lang)
+    assert len(text["quotes"]) >= 10 and len(text["headings"]) >= 100, \
+        (len(text["quotes"]), len(text["headings"]))
+    queries = [q for quote in dict.fromkeys(q.text for q in text["quotes"]) for q in typed(quote)]
+    queries += text["headings"]
+    worker = workers[lang]
+    failed = worker.failures(list(dict.fromkeys(queries)))
+    assert not failed, worker.explain(failed)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@settings(max_examples=50, derandomize=True, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_random_runs_of_prose_and_code_never_fail(site_root, workers, lang, data):
+    """Random runs of words from the pages' prose and code, slices of their code lines, and
+    strings of query-syntax characters: no search-worker error (Hypothesis shrinks a failing
+    query to a short one)."""
+    text = site_text(site_root, lang)
+    query = data.draw(st.one_of(runs_of_words(text["prose"]), runs_of_words(text["code"]),
+                                runs_of_characters(text["code"]),
+                                st.text(SYNTAX_CHARACTERS, min_size=1, max_size=16)), label="query")
+    worker = workers[lang]
+    failed = worker.failures([query, query[: max(1, len(query) // 2)]])
+    assert not failed, worker.explain(failed)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_gpu_question_lands_on_its_answer_unfolded_in_the_first_three(browser, server, lang):
+    """A question about what a GPU run showed, typed on a phone: the section that answers it is
+    the first excerpt of a page among the first three listed (not folded under "more on this
+    page"), and that section states the run's figures in its prose, in the page's language."""
+    context = browser.new_context(service_workers="block", viewport=PHONE)
+    try:
+        page = context.new_page()
+        page.goto(server + path_of(lang, ""))
+        page.locator("label.md-header__button[for='__search']").click()
+        problems = []
+        for question, answers in GPU_QUESTIONS[lang]:
+            hrefs, why = search(page, question)
+            listed = page.evaluate(LISTED) if hrefs else []
+            firsts = [urlsplit(p["excerpt"]) for p in listed[:3] if p["excerpt"]]
+            if not any(f"{u.path}#{u.fragment}" in answers for u in firsts):
+                problems.append(f"{question!r}: first excerpts {[u.geturl() for u in firsts]}, "
+                                f"not {sorted(answers)} {why}")
+    finally:
+        context.close()
+    assert not problems, report(lang, problems)
