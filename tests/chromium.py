@@ -171,3 +171,41 @@ def open_tab(browser, request):
 
 def report(path: str, problems: list[str]) -> str:
     return f"{path}:\n  " + "\n  ".join(problems)
+
+
+# The site's own search worker in a page of one language, asked every query in turn: the
+# locations of the documents of the first three results (a result is a page's documents).
+ASK = """async (queries) => {
+  const config = JSON.parse(document.getElementById("__config").textContent);
+  const { language } = JSON.parse(document.getElementById("__search_index").textContent);
+  const base = new URL(config.base, location.href);
+  const index = await (await fetch(new URL(`search/search_index.${language}.json`, base))).json();
+  const worker = new Worker(new URL(config.search, location.href));
+  const waiting = [];
+  worker.onmessage = (event) => waiting.shift()(event.data);
+  const send = (message) => new Promise((resolve) => { waiting.push(resolve); worker.postMessage(message); });
+  await send({ type: 0, data: { config: index.config, docs: index.docs,
+    options: { suggest: config.features.includes("search.suggest") } } });
+  const answers = [];
+  for (const query of queries) {
+    const { data } = await send({ type: 2, data: query });
+    answers.push(data.items.slice(0, 3).map((item) => (Array.isArray(item) ? item : [item])
+      .map((doc) => doc.location)));
+  }
+  worker.terminate();
+  return answers;
+}"""
+
+
+def first_three(browser, server: str, lang: str, queries: list[str]) -> list[list[list[str]]]:
+    """For each query, the first three results of the site's own search worker (in the page of
+    `lang`), each as the locations of its documents, best first."""
+    if isinstance(browser, str):
+        pytest.fail(browser, pytrace=False)
+    context = browser.new_context(service_workers="block")
+    try:
+        page = context.new_page()
+        page.goto(f"{server}/{'es/' if lang == 'es' else ''}")
+        return page.evaluate(ASK, queries)
+    finally:
+        context.close()

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from chromium import first_three
 from conftest import REPO, TROUBLESHOOTING, printed
 from pipeline.claims import cudnn_status
 
@@ -177,26 +178,7 @@ def test_tensorflow_names_statuses_from_a_table_of_its_own():
 
 # --- a pasted status finds its family --------------------------------------------------------
 
-ASK = """async (queries) => {
-  const config = JSON.parse(document.getElementById("__config").textContent);
-  const { language } = JSON.parse(document.getElementById("__search_index").textContent);
-  const base = new URL(config.base, location.href);
-  const index = await (await fetch(new URL(`search/search_index.${language}.json`, base))).json();
-  const worker = new Worker(new URL(config.search, location.href));
-  const waiting = [];
-  worker.onmessage = (event) => waiting.shift()(event.data);
-  const send = (message) => new Promise((resolve) => { waiting.push(resolve); worker.postMessage(message); });
-  await send({ type: 0, data: { config: index.config, docs: index.docs,
-    options: { suggest: config.features.includes("search.suggest") } } });
-  const answers = [];
-  for (const query of queries) {
-    const { data } = await send({ type: 2, data: query });
-    answers.push(data.items.slice(0, 3).map((item) => (Array.isArray(item) ? item : [item])
-      .map((doc) => doc.location)));
-  }
-  worker.terminate();
-  return answers;
-}"""
+
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
@@ -207,13 +189,7 @@ def test_a_pasted_status_lists_its_section_in_the_first_three_results(browser, s
         pytest.fail(browser, pytrace=False)
     statuses = cudnn_status.read_header(HEADER)
     queries = [q for s in statuses for q in (s.name, f"RuntimeError: cuDNN error: {s.name}")]
-    context = browser.new_context(service_workers="block")
-    try:
-        page = context.new_page()
-        page.goto(f"{server}/{'es/' if lang == 'es' else ''}")
-        answers = page.evaluate(ASK, queries)
-    finally:
-        context.close()
+    answers = first_three(browser, server, lang, queries)
     problems = []
     for query, items in zip(queries, answers):
         name = query.split()[-1]

@@ -13,9 +13,9 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from chromium import first_three  # the site's own search worker
 from conftest import REPO
 from pipeline.claims import release_bugs, release_numbers, version_claims
-from test_cudnn_status import ASK  # the site's own search worker, all queries in one page
 
 DATA = REPO / "data" / "release_bugs.yml"
 PAGES = {"en": REPO / "docs" / "troubleshooting" / "release-bugs.md",
@@ -162,17 +162,9 @@ def test_both_languages_draw_every_row_with_its_source(site_root, libraries):
 def test_a_pasted_symptom_lists_the_page_in_the_first_three_results(browser, server, libraries,
                                                                     lang):
     """Through the site's own search worker, as a reader pastes each row's symptom whole."""
-    if isinstance(browser, str):
-        pytest.fail(browser, pytrace=False)
     rows = [r for rs in libraries.values() for r in rs]
     queries = [r.symptom for r in rows]
-    context = browser.new_context(service_workers="block")
-    try:
-        page = context.new_page()
-        page.goto(f"{server}/{'es/' if lang == 'es' else ''}troubleshooting/release-bugs/")
-        answers = page.evaluate(ASK, queries)
-    finally:
-        context.close()
+    answers = first_three(browser, server, lang, queries)
     want = f"{'es/' if lang == 'es' else ''}troubleshooting/release-bugs/"
     problems = []
     for r, items in zip(rows, answers):

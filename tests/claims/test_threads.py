@@ -132,3 +132,23 @@ def test_each_answer_is_on_the_built_page_and_carries_the_message(built, thread)
             assert NOT_REPRODUCED[lang] in text, (lang, ids(thread), "say it is not reproduced here")
         if thread["shown"] == "gpu-record":  # a GPU's output of the answer's program is shown
             assert RECORDED[lang] in text, (lang, ids(thread), "show the GPU's recorded output")
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_each_threads_pasted_line_lands_on_its_answer_in_the_first_three(browser, server, lang):
+    """The part of each thread's message a reader pastes (`search`), through the site's own search
+    worker in each language: a page among the first three results is the answer's page, and the
+    section that page shows first is the answer's."""
+    from chromium import first_three
+    cases = [t for t in answered() if t["search"]]
+    assert len(cases) >= 40, len(cases)
+    answers = first_three(browser, server, lang, [t["search"] for t in cases])
+    prefix = "es/" if lang == "es" else ""
+    problems = []
+    for t, items in zip(cases, answers):
+        page, _, anchor = t["answer"].partition("#")
+        want = f"{prefix}{'' if page == 'index' else page + '/'}" + (f"#{anchor}" if anchor else "")
+        if not any(item and item[0] == want for item in items):
+            problems.append(f"{ids(t)} {t['search'][:50]!r}: {[i[0] for i in items if i]}, "
+                            f"not {want}")
+    assert not problems, f"{lang}: {len(problems)} of {len(cases)}:\n" + "\n".join(problems)
