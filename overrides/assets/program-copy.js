@@ -1,13 +1,13 @@
 // What a page loads only when the reader gets to it: files the build writes next to the pages
 // (same origin), never part of the page itself.
 //
-// 1. A Python block's copy button copies its whole program (pipeline/page_programs.py): the
+// 1. A Python block's copy button copies its whole program (pipeline/pages/page_programs.py): the
 //    program's div names its file in data-copy-src. Material's copy button copies the data-copy
 //    of the closest element that has one, and reads it as the click happens, so the file is
 //    fetched before: when the block comes near the screen, or the pointer or the focus reaches
 //    it. A click that still comes first waits for the file, then clicks again (the click's user
 //    activation lasts seconds; the file is a few kilobytes from the same server).
-// 2. A code block inside a collapsed block (pipeline/page_weight.py: a whole listing, a helper,
+// 2. A code block inside a collapsed block (pipeline/pages/page_weight.py: a whole listing, a helper,
 //    a C program), and a chart, is a placeholder naming its file (data-deferred-src): fetched
 //    and put in place as it comes near the screen (a code block: once its block is opened), a
 //    code block with Material's copy button, which Material gives only to the blocks it finds

@@ -1,5 +1,5 @@
 // A chart, diagram or table wider than its column (on a phone) scrolls sideways inside its box.
-// A box the hook marked with data-scroll-hint (pipeline/mkdocs_hook.py) gets data-overflowing
+// A box the hook marked with data-scroll-hint (pipeline/pages/hooks/build.py) gets data-overflowing
 // while its content is wider than it is, and site.css then shows the hint, in the page's
 // language, above what the reader cannot see yet. Kept up to date as the box is laid out or
 // resized. A Markdown table's box is made by Material's script when the page loads: it takes

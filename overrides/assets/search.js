@@ -5,11 +5,11 @@
 // Material requests "search/search_index.json" (every language, 850 KB) as each page loads, parses
 // it on the main thread and hands it to its search worker: on a phone that blocks the page for
 // a third of a second and more, for a search most readers never open. Here that request asks for
-// this language's file instead (hooks/search_index.py writes one per language), and is sent only
+// this language's file instead (pipeline/pages/hooks/search_index.py writes one per language), and is sent only
 // when the pointer reaches the search box or its button, or the box gets the focus (a click, a
 // tap, the "/" shortcut), or at once when the page opened with a search (`?q=`). A page opened
-// from a search result (`?h=`) marks the terms without the index (below). tests/test_browser.py
-// and tests/test_search.py check these.
+// from a search result (`?h=`) marks the terms without the index (below). tests/site/
+// and tests/site/test_search_worker.py check these.
 (() => {
   const settings = document.getElementById("__search_index");
   if (!settings || typeof XMLHttpRequest === "undefined") return;

@@ -1,6 +1,6 @@
-// Appended to Material's search worker by hooks/search_worker.py. It runs after the worker's own
+// Appended to Material's search worker by pipeline/pages/hooks/search_worker.py. It runs after the worker's own
 // code has set `self.lunr` (lunr 2.3.9, which has had no release since 2020), before the first
-// message builds the index. tests/test_search.py tests both changes.
+// message builds the index. tests/site/test_search_worker.py tests both changes.
 
 // 1. Every indexed word found, and no other.
 // lunr builds the set of indexed words as a minimal automaton. To merge equal nodes it keys each
@@ -100,7 +100,7 @@ lunr.Index.prototype.search = function (queryString) {
 // follow), `+` and `-` before a word as required and prohibited, and `\` as an escape. A line
 // such as "~/.keras", "a^b" or "x,-" made it refuse the query ("Invalid query", no result). A
 // query lunr cannot parse is parsed again with those characters read as spaces. (Quotes, and a
-// `+` or `-` that starts a pasted word: hooks/search_worker_prelude.js.)
+// `+` or `-` that starts a pasted word: pipeline/pages/hooks/search_worker_prelude.js.)
 var parse = lunr.QueryParser.prototype.parse
 lunr.QueryParser.prototype.parse = function () {
   var clauses = this.query.clauses.length

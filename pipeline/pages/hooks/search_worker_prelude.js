@@ -1,5 +1,5 @@
-// Put before Material's search worker by hooks/search_worker.py: it runs before the worker's own
-// code registers its message listener. tests/test_search.py tests it.
+// Put before Material's search worker by pipeline/pages/hooks/search_worker.py: it runs before the worker's own
+// code registers its message listener. tests/site/test_search_worker.py tests it.
 //
 // A query is read as plain text, as a pasted log line is. Material reads words in double quotes
 // as words that must all be found, and a word starting with `+` or `-` as one that must (or must
