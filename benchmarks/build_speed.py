@@ -35,8 +35,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SKIP = {".venv", ".cache", "site", "node_modules", ".git", ".pytest_cache", ".hypothesis",
-        "test-artifacts"}
+# At the top only: tests/site/ is the browser tests, not a build.
+SKIP_AT_TOP = {".venv", ".cache", "site", "node_modules", ".git", "test-artifacts"}
+SKIP = {".pytest_cache", ".hypothesis"}  # anywhere
 TOUCHED = "environment/versions.py"
 
 
@@ -89,7 +90,8 @@ def copy_project(root: Path) -> Path:
     packages, linked: the build runs Node's libraries from ROOT/node_modules, and copying them
     would time the copy. The C programs find cuDNN's wheels through the Python running the build
     (the runner passes it to make), so the copy needs no .venv of its own."""
-    shutil.copytree(REPO, root, ignore=lambda d, names: [n for n in names if n in SKIP])
+    shutil.copytree(REPO, root, ignore=lambda d, names: [
+        n for n in names if n in SKIP or (Path(d) == REPO and n in SKIP_AT_TOP)])
     if (REPO / "node_modules").is_dir():
         (root / "node_modules").symlink_to((REPO / "node_modules").resolve())
     return root

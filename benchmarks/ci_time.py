@@ -7,16 +7,16 @@ fresh clone's first build does) and prints:
     3 before and 3 after the snippets): a ratio that survives a busy machine (target <= 60);
   - the ten slowest snippets.
 With --tests it then runs the CPU test suite as `make test` does (`pytest -m "not gpu"`, one
-worker per core up to 4) in a copy of the project with no cache, as a fresh clone's CI does,
-and prints the time of each test module (its tests' setup, call and teardown, from pytest's
-JUnit report; the site build counts in the first module that waits for it) and the suite's
-wall time.
+worker more than the cores, up to 4) in a copy of the project with no cache, as a fresh clone's
+CI does, and prints each test module's worker, its span in the session and its tests' time
+(tests/timeline.py records them; the snippets and the site build count in the
+first tests that wait for them), and the suite's wall time.
 
 With --clone, instead, what CI itself does, in its parts: a fresh `git clone` of this
 checkout's HEAD (committed work only), its set-up from empty package caches (the make targets
 `make test` needs: .venv from the pinned requirements, the Node packages), then `make test`;
 it prints the set-up, the snippets that run first, the tests after them and the total, against
-CI's limit of 15 minutes, and the tests that failed, if any.
+CI's limit of 15 minutes, each test module's span as above, and the tests that failed, if any.
 
     python benchmarks/ci_time.py            # snippets only (about 5 minutes on 2 cores)
     python benchmarks/ci_time.py --tests    # and the test suite (about 15 more)
@@ -33,8 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
-from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,27 +74,67 @@ def snippet_figures(cache: Path) -> None:
         print(f"  {o.seconds:7.1f} s  {o.snippet.rel}")
 
 
+def test_workers() -> int:
+    """As the Makefile's TEST_WORKERS: one more than the cores, up to 4."""
+    return min((os.cpu_count() or 1) + 1, 4)
+
+
+def timeline_env(tmp: Path) -> dict[str, str]:
+    """The variable that has tests/conftest.py record each test's span (tests/timeline.py)."""
+    return {"TIMELINE_FILE": str(tmp / "timeline.jsonl")}
+
+
+def print_timeline(tmp: Path) -> None:
+    """Each test module: its worker, when it started and ended (seconds from the session's first
+    test) and the time of its tests; a module's first test's setup holds the waits for the
+    snippets and the site build."""
+    path = tmp / "timeline.jsonl"
+    if not path.is_file():
+        print("no timeline (tests/conftest.py did not load tests/timeline.py)")
+        return
+    kept = Path(tempfile.gettempdir()) / "ci-time-timeline.jsonl"
+    shutil.copyfile(path, kept)
+    print(f"each test's span: {kept}")
+    import json
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    lines = [x for x in lines if x["worker"] != "main"] or lines  # not pytest run by a test
+    zero = min(x["start"] for x in lines)
+    modules: dict[str, dict] = {}
+    for x in lines:
+        name = x["test"].split("::")[0]
+        m = modules.setdefault(name, {"worker": x["worker"], "start": x["start"], "end": x["end"],
+                                      "busy": 0.0, "cpu": 0.0, "tests": 0})
+        m["start"], m["end"] = min(m["start"], x["start"]), max(m["end"], x["end"])
+        m["busy"] += x["end"] - x["start"]
+        m["cpu"] += x.get("cpu", 0.0)
+        m["tests"] += 1
+    print("test modules by start (worker, from, to, seconds of its tests, CPU seconds, tests):")
+    for name, m in sorted(modules.items(), key=lambda kv: kv[1]["start"]):
+        print(f"  {m['worker']:>4} {m['start'] - zero:6.0f} {m['end'] - zero:6.0f} "
+              f"{m['busy']:7.1f} s {m['cpu']:7.1f} s {m['tests']:4d}  {name}")
+
+
+def print_failures(stdout: str) -> None:
+    for line in stdout.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            print(f"  {line}")
+    if "= FAILURES =" in stdout:  # what each failure printed, in short
+        failures = stdout.split("= FAILURES =", 1)[1].split("short test summary info")[0]
+        print(failures[:12000])
+
+
 def test_figures(tmp: Path) -> int:
     root = copy_project(tmp / "project")
-    report = tmp / "junit.xml"
     start = time.perf_counter()
-    workers = min(os.cpu_count() or 1, 4)  # as `make test` runs it
     proc = subprocess.run([sys.executable, "-m", "pytest", "-m", "not gpu", "-q", "-p",
-                           "no:cacheprovider", "-n", str(workers), "--dist", "loadfile",
-                           "--no-loadscope-reorder",
-                           f"--junitxml={report}"], cwd=root, capture_output=True, text=True)
+                           "no:cacheprovider", "-n", str(test_workers()), "--dist", "loadfile",
+                           "--no-loadscope-reorder"], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, **timeline_env(tmp)})
     wall = time.perf_counter() - start
-    if not report.is_file():
-        sys.exit(f"pytest wrote no report (exit {proc.returncode}):\n{proc.stdout[-3000:]}")
-    per_module: dict[str, float] = defaultdict(float)
-    for case in ET.parse(report).iter("testcase"):
-        module = case.get("classname", "?").split(".")[:2]
-        per_module[".".join(module)] += float(case.get("time", 0))
-    print("test modules (seconds, setup + call + teardown of their tests):")
-    for module, seconds in sorted(per_module.items(), key=lambda kv: -kv[1]):
-        print(f"  {seconds:7.1f} s  {module}")
+    print_timeline(tmp)
     print(f"pytest wall time       {wall:7.1f} s   (exit {proc.returncode}: "
           f"{proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else 'no output'})")
+    print_failures(proc.stdout)
     return 0 if proc.returncode == 0 else 1
 
 
@@ -122,7 +160,7 @@ def clone_figures(tmp: Path) -> int:
     if setup.returncode:
         sys.exit(f"the set-up failed (exit {setup.returncode}):\n{setup.stderr[-3000:]}")
     tests_start = time.time()
-    proc = subprocess.run(["make", "test"], cwd=clone, env={**env, "CI": "true"},
+    proc = subprocess.run(["make", "test"], cwd=clone, env={**env, "CI": "true", **timeline_env(tmp)},
                           capture_output=True, text=True)
     end = time.time()
     # The session's own temporary folder (pytest's default, not one set here: tests run pytest
@@ -144,12 +182,8 @@ def clone_figures(tmp: Path) -> int:
     total = end - start
     print(f"total                      {total:7.1f} s   (limit {CI_LIMIT} s: "
           f"{'met' if total <= CI_LIMIT else 'MISSED'}; make test exit {proc.returncode}: {last})")
-    for line in proc.stdout.splitlines():
-        if line.startswith(("FAILED ", "ERROR ")):
-            print(f"  {line}")
-    if proc.returncode and "= FAILURES =" in proc.stdout:  # what each failure printed, in short
-        failures = proc.stdout.split("= FAILURES =", 1)[1].split("short test summary info")[0]
-        print(failures[:12000])
+    print_timeline(tmp)
+    print_failures(proc.stdout)
     return 0 if proc.returncode == 0 else 1
 
 

@@ -239,5 +239,8 @@ def _snippets_first_under_xdist(tmp_path_factory):
             done.write_text(proc.stdout[-4000:] + proc.stderr[-4000:])
 
 
+if os.environ.get("TIMELINE_FILE"):  # benchmarks/ci_time.py: where CI's time goes
+    from timeline import pytest_runtest_logfinish, pytest_runtest_logstart  # noqa: E402,F401
+
 # The browser tests' fixtures (tests/chromium.py), defined once for every module that uses them.
 from chromium import browser, open_tab, server, site_root  # noqa: E402,F401
