@@ -365,6 +365,8 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
             told.end(o)
         done(o)
 
+    if any(s.kind == "py" for s, _ in stale):
+        sandbox.prepare_font_list(project.python or sys.executable)
     for s, k in lead:
         finished(run(s, k))
     if before_shared:

@@ -86,6 +86,32 @@ def test_writes_inside_home_tmp_and_devices_are_allowed_and_not_kept(mini):
     assert sorted(p.name for p in entry.iterdir()) == ["data", "inside.py", "result.json"]
 
 
+FONTS = """\
+    import os, pathlib
+    cache = pathlib.Path(os.environ['MPLCONFIGDIR'])
+    def lists():
+        return {p.name: p.stat().st_mtime_ns for p in cache.glob('fontlist-*.json')}
+    before = lists()
+    from matplotlib import font_manager  # what `import keras` imports
+    print(cache.is_relative_to(pathlib.Path.cwd()), 'read' if before and lists() == before
+          else 'scanned and written', len(font_manager.fontManager.ttflist) > 0)
+    """
+
+
+@pytest.mark.usefixtures("cpu_only")
+def test_matplotlib_reads_a_copy_of_the_users_font_list_in_the_empty_home(mini, monkeypatch):
+    """The snippet's home is empty, and matplotlib (imported by `import keras`) would scan the
+    machine's fonts in each snippet and write its list there. The home holds a copy of this
+    user's list: matplotlib reads it and writes nothing, in the work folder."""
+    mini.snippet("fonts.py", FONTS)
+    o = run(mini)["fonts.py"]
+    assert (o.status, o.stdout) == ("ok", "True read True\n"), o.stderr
+    monkeypatch.setattr(sandbox, "font_lists", lambda: [])  # no copy: matplotlib scans again
+    mini.snippet("fonts.py", FONTS + "print('again')\n")
+    o = run(mini)["fonts.py"]
+    assert (o.status, o.stdout) == ("ok", "True scanned and written True\nagain\n"), o.stderr
+
+
 def test_strict_build_fails_naming_the_snippet_that_wrote_outside(mini, victim):
     mini.snippet("ok.py", "print('fine')\n")
     mini.snippet("stray.py", f"open({str(victim)!r}, 'w').write('overwritten')\n")
