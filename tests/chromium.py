@@ -173,9 +173,10 @@ def report(path: str, problems: list[str]) -> str:
     return f"{path}:\n  " + "\n  ".join(problems)
 
 
-# The site's own search worker in a page of one language, asked every query in turn: the
-# locations of the documents of the first three results (a result is a page's documents).
-ASK = """async (queries) => {
+# Material's search worker, started in a page as the page starts it (integrations/search/worker:
+# setupSearchWorker), with the site's index of the page's language: `send` posts a message and
+# waits for its answer, `ready` is the answer to the set-up. Both worker tests start from it.
+START_WORKER = """
   const config = JSON.parse(document.getElementById("__config").textContent);
   const { language } = JSON.parse(document.getElementById("__search_index").textContent);
   const base = new URL(config.base, location.href);
@@ -184,8 +185,13 @@ ASK = """async (queries) => {
   const waiting = [];
   worker.onmessage = (event) => waiting.shift()(event.data);
   const send = (message) => new Promise((resolve) => { waiting.push(resolve); worker.postMessage(message); });
-  await send({ type: 0, data: { config: index.config, docs: index.docs,
+  const ready = await send({ type: 0, data: { config: index.config, docs: index.docs,
     options: { suggest: config.features.includes("search.suggest") } } });
+"""
+
+# The site's own search worker in a page of one language, asked every query in turn: the
+# locations of the documents of the first three results (a result is a page's documents).
+ASK = "async (queries) => {" + START_WORKER + """
   const answers = [];
   for (const query of queries) {
     const { data } = await send({ type: 2, data: query });

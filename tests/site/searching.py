@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from browsing import LANGS, index_requests, path_of, search
-from chromium import report
+from chromium import START_WORKER, report
 from conftest import REPO
 
 
@@ -92,18 +92,7 @@ def words_of(text: str) -> list[str]:
     return text.split()
 
 
-SETUP_WORKER = """async () => {
-  const config = JSON.parse(document.getElementById("__config").textContent);
-  const { language } = JSON.parse(document.getElementById("__search_index").textContent);
-  const base = new URL(config.base, location.href);
-  const index = await (await fetch(new URL(`search/search_index.${language}.json`, base))).json();
-  const worker = new Worker(new URL(config.search, location.href));
-  const waiting = [];
-  worker.onmessage = (event) => waiting.shift()(event.data);
-  const send = (message) => new Promise((resolve) => { waiting.push(resolve); worker.postMessage(message); });
-  // What Material's page sends its worker (integrations/search/worker: setupSearchWorker)
-  const ready = await send({ type: 0, data: { config: index.config, docs: index.docs,
-    options: { suggest: config.features.includes("search.suggest") } } });
+SETUP_WORKER = "async () => {" + START_WORKER + """
   window.__ask = async (queries) => {
     const answers = [];
     for (const query of queries) {
