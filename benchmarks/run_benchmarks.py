@@ -12,7 +12,6 @@ sees one; a benchmark that needs a GPU is skipped on a machine without one.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -74,16 +73,8 @@ def run_set(data_dir: Path, *, scale: int = 1, only: list[str] | None = None,
     return results
 
 
-def positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
-    return int(text)
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one clear line, exit 2
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        sys.exit(2)
+# The GPU run's command-line rules: a positive whole number, one clear line and exit 2 on bad input.
+positive_int, Parser = gpu_run.positive_int, gpu_run.Parser
 
 
 def main(argv: list[str] | None = None) -> int:

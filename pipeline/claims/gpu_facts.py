@@ -176,6 +176,15 @@ def _data(record: records.Record, name: str) -> dict:
         raise FactError(f"{record.where(Path.cwd())}: no readable {name} ({e})") from None
 
 
+def _medians(record: records.Record, name: str, rel: str, variants: tuple[str, ...]) -> list[float]:
+    """The median time of each variant in the record's data file `name`, in that order."""
+    ms = {row["variant"]: row["median"] for row in _data(record, name)["results"]}
+    try:
+        return [ms[v] for v in variants]
+    except KeyError as e:
+        raise FactError(f"{rel}: no variant {e} in its recorded data") from None
+
+
 def _each(machines, rel: str, lang: str, frameworks: tuple[str, ...],
           say: Callable[[records.Record, str], str],
           more: Callable[[records.Record], str] = lambda r: "") -> str:
@@ -280,13 +289,8 @@ def fact_packing_cost(machines, lang):
     rel = "benchmarks/packed_sequence.py"
 
     def say(r, who):
-        data = _data(r, "packed_sequence.json")
-        ms = {row["variant"]: row["median"] for row in data["results"]}
-        try:
-            pad, srt, uns = (ms[k] for k in ("padded", "packed, enforce_sorted=True",
-                                             "packed, enforce_sorted=False"))
-        except KeyError as e:
-            raise FactError(f"{rel}: no variant {e} in its recorded data") from None
+        pad, srt, uns = _medians(r, "packed_sequence.json", rel, (
+            "padded", "packed, enforce_sorted=True", "packed, enforce_sorted=False"))
         n = lambda v: number(v, lang, 3)  # noqa: E731
         if lang == "es":
             return (f"En {who}, un paso de entrenamiento con el lote relleno tardó {n(pad)} ms "
@@ -302,13 +306,11 @@ def fact_cell_loop(machines, lang):
     rel = "benchmarks/torch_lstm_vs_cell_loop.py"
 
     def say(r, who):
-        data = _data(r, "torch_lstm_vs_cell_loop.json")
-        ms = {row["variant"]: row["median"] for row in data["results"]}
-        try:
-            train = ms["loop over nn.LSTMCell · train"] / ms["nn.LSTM · train"]
-            infer = ms["loop over nn.LSTMCell · inference"] / ms["nn.LSTM · inference"]
-        except KeyError as e:
-            raise FactError(f"{rel}: no variant {e} in its recorded data") from None
+        loop_train, lstm_train, loop_infer, lstm_infer = _medians(
+            r, "torch_lstm_vs_cell_loop.json", rel, (
+                "loop over nn.LSTMCell · train", "nn.LSTM · train",
+                "loop over nn.LSTMCell · inference", "nn.LSTM · inference"))
+        train, infer = loop_train / lstm_train, loop_infer / lstm_infer
         if lang == "es":
             return (f"En {who}, el bucle sobre `nn.LSTMCell` fue {ratio(train, lang)} veces más "
                     f"lento que `nn.LSTM` en entrenamiento y {ratio(infer, lang)} veces en "
