@@ -8,6 +8,7 @@ The library the messages are checked against is Python's own `json` package: its
 messages are string constants of json/decoder.py, and json is installed wherever Python is."""
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 
@@ -161,3 +162,18 @@ def test_measured_with_no_measurement_in_its_section_fails_the_build(mini):
         in proc.stderr
     # the same words next to an output that ran are backed, and a negation never needs one
     assert build(mini, BACKED + "\n## Speed\n\nNot measured yet.\n").returncode == 0
+
+
+def test_a_table_row_with_a_cell_too_few_or_too_many_fails_the_build(mini):
+    """Python-Markdown pads a short row and drops a long row's extra cells, with no error: the
+    mixed_float16 row of Criteria's table lost its TensorFlow cell, and every later cell showed
+    under the wrong column. The build counts the cells as Python-Markdown splits them."""
+    table = ("\n| policy | TensorFlow | JAX |\n|---|---|---|\n| `a|b` | cuDNN | loop \\| cuDNN |\n"
+             "{row}\n")
+    proc = build(mini, BACKED + table.format(row="| float16 | cuDNN | loop |"))
+    assert proc.returncode == 0, proc.stderr  # pipes in code spans and escaped pipes are text
+    for row, cells in (("| float16 | loop |", 2), ("| float16 | cuDNN | loop | extra |", 4)):
+        proc = build(mini, BACKED + table.format(row=row))
+        assert proc.returncode != 0
+        assert f"index.md: a table row has {cells} cells for the header's 3: {row}" in \
+            re.sub(r"index\.md:\d+:", "index.md:", proc.stderr), proc.stderr

@@ -48,11 +48,14 @@ def test_the_built_site_has_an_index_per_language_that_its_pages_ask_for(site):
     assert sorted(map(json.dumps, seen)) == sorted(map(json.dumps, combined["docs"]))
 
 
-MAX_INDEX_BYTES = 300_000  # a language's index, downloaded when its reader goes to search
+# A language's index, downloaded when its reader goes to search, as a phone downloads it:
+# gzipped (level 6, a web server's usual). The raw size is not the limit: leaving answers out
+# of search to fit 300 KB raw was the wrong trade.
+MAX_INDEX_GZIP_BYTES = 120_000
 
 
 def test_each_language_index_holds_the_prose_and_names_each_program_without_its_text(site):
-    """pipeline/pages/search_text.py: a language's index stays under 300 KB; it names every program a
+    """pipeline/pages/search_text.py: a language's index stays under 120 KB gzipped; it names every program a
     copy button copies (its file's name, as a code title gives it) and holds hardly a line of
     their code (a line of prose may quote one: at most 1 in 100 of the programs' lines)."""
     import html as html_module
@@ -62,8 +65,9 @@ def test_each_language_index_holds_the_prose_and_names_each_program_without_its_
              if len(line.strip()) >= 40 and not line.lstrip().startswith("#")}
     for language in PREFIXES:
         path = site / "search" / f"search_index.{language}.json"
-        size = path.stat().st_size
-        assert size < MAX_INDEX_BYTES, f"{path.name}: {size} bytes"
+        import gzip
+        size = len(gzip.compress(path.read_bytes(), compresslevel=6))
+        assert size < MAX_INDEX_GZIP_BYTES, f"{path.name}: {size} bytes gzipped"
         docs = json.loads(path.read_text(encoding="utf-8"))["docs"]
         text = " ".join(" ".join(html_module.unescape(re.sub(
             r"<[^>]+>", " ", d["title"] + " " + d["text"])).split()) for d in docs)

@@ -28,6 +28,7 @@ In a page:
                                       each row checked against the installed release and the
                                       version matrix (pipeline/claims/release_bugs.py)
 
+Every Markdown table's rows have as many cells as its header (pipeline/pages/table_shape.py).
 Every page is also checked for what is typed by hand (check_claims): release numbers
 (pipeline/claims/release_numbers.py), "measured" (pipeline/claims/measured.py) and quotations
 (pipeline/claims/messages.py). The strict build fails naming the page, the line and the text.
@@ -66,7 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from pipeline.claims import (gpu_facts, measured, messages, release_bugs, release_numbers,
                              version_claims)  # noqa: E402
 from pipeline.pages import (charts, page_load, page_programs, page_weight, published,
-                            troubleshooting_pages)  # noqa: E402
+                            table_shape, troubleshooting_pages)  # noqa: E402
 from pipeline.records import conditions, store as records  # noqa: E402
 from pipeline.running import background, runner, startup_noise  # noqa: E402
 from pipeline.running.files import write_named_by_content  # noqa: E402
@@ -532,6 +533,10 @@ def on_page_markdown(markdown, page, config, files):
                                        _state["project"].root / "data" / "release_bugs.yml")
     except release_bugs.ReleaseBugsError as e:
         _problem(f"{page.file.src_uri}: {e}")
+    # every table as the page will have it, those drawn from data included
+    shape = table_shape.problems(markdown, page.file.src_uri)
+    if shape:
+        _problem("\n".join(shape))
     home = page.file.src_uri.split(".")[0] == "index"
     markdown = SPEEDUP_LINK.sub(lambda m: published.speedup_link(_state["machines"], lang, home),
                                 markdown)
