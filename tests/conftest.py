@@ -126,20 +126,23 @@ def checker_here(*args) -> subprocess.CompletedProcess:
 
 
 class TroubleshootingPages:
-    """The troubleshooting pages of one language (docs/troubleshooting/: the index, then each
-    kind in data/troubleshooting.yml's order) read as one text: what a test of "the
-    troubleshooting page" reads, whichever page an entry is on. `with_suffix(".es.md")` gives
-    the Spanish ones, as it gave the Spanish twin of the one page they came from."""
+    """The troubleshooting pages of one language (every docs/troubleshooting/*.md, the index
+    first) read as one text: what a test of "the troubleshooting page" reads, whichever page an
+    entry is on. The pages come from docs/, not from data/troubleshooting.yml, the list the build
+    reads to make them: a page left out of that list is still read here (and
+    test_troubleshooting.py fails on it). `with_suffix(".es.md")` gives the Spanish ones."""
 
     def __init__(self, suffix: str = ".md"):
         self.suffix = suffix
         self.name = f"troubleshooting{suffix}"
 
     def paths(self) -> list[Path]:
-        import yaml
-        slugs = yaml.safe_load((REPO / "data" / "troubleshooting.yml").read_text())["pages"]
         folder = REPO / "docs" / "troubleshooting"
-        return [folder / f"{slug}{self.suffix}" for slug in ["index", *slugs]]
+        found = sorted(p for p in folder.glob(f"*{self.suffix}")
+                       if self.suffix != ".md" or not p.name.endswith(".es.md"))
+        assert len(found) > 1, f"no troubleshooting pages in {folder}"
+        index = folder / f"index{self.suffix}"
+        return [index, *(p for p in found if p != index)]
 
     def read_text(self, encoding: str = "utf-8") -> str:
         return "\n\n".join(p.read_text(encoding=encoding) for p in self.paths())
@@ -150,6 +153,21 @@ class TroubleshootingPages:
     def page_of(self, anchor: str) -> Path:
         """The page that holds a heading's anchor."""
         return next(p for p in self.paths() if f"{{ #{anchor} }}" in p.read_text())
+
+    def section(self, anchor: str) -> str:
+        """The section a heading's anchor opens, on its own page: from that heading to the next
+        heading of the same level or higher (its subsections included), or the page's end."""
+        import re
+        lines = self.page_of(anchor).read_text(encoding="utf-8").split("\n")
+        first = next(i for i, line in enumerate(lines)
+                     if line.startswith("#") and f"{{ #{anchor} }}" in line)
+        level, fence = len(re.match(r"#+", lines[first]).group(0)), False
+        for i in range(first + 1, len(lines)):
+            if re.match(r"\s*(```|~~~)", lines[i]):
+                fence = not fence  # a "# comment" in a code block is not a heading
+            elif not fence and re.match(rf"#{{1,{level}}} ", lines[i]):
+                return "\n".join(lines[first:i])
+        return "\n".join(lines[first:])
 
 
 TROUBLESHOOTING = {"en": TroubleshootingPages(".md"), "es": TroubleshootingPages(".es.md")}

@@ -76,9 +76,33 @@ def test_each_fact_is_written_from_its_record_in_both_languages(on_record):
     for text in (en, es):
         assert machine in text and f"PyTorch {torch}" in text
         assert tf32.data["provenance"]["gpu_compute_capability"] in text
-    for name in gpu_facts.FACTS:  # every fact reads its record as it is now
+    problems = _unread_facts(on_record, gpu_facts.FACTS)
+    assert not problems, "\n".join(problems)
+
+
+def _unread_facts(machines, facts) -> list[str]:
+    """The facts that do not read a record: each must differ from what it says with no record,
+    name a GPU on record, and end as a sentence."""
+    gpus = [m.data["provenance"]["machine"].removeprefix("GPU: ") for m in _gpu_machines(machines)]
+    problems = []
+    for name, fact in facts.items():
         for lang in ("en", "es"):
-            assert gpu_facts.FACTS[name](on_record, lang).endswith((".", ")")), name
+            text = fact(machines, lang)
+            if text == fact([], lang):
+                problems.append(f"{name} ({lang}) says no GPU ran it: {text}")
+            elif not any(gpu in text for gpu in gpus):
+                problems.append(f"{name} ({lang}) names no GPU: {text}")
+            elif not text.endswith((".", ")")):
+                problems.append(f"{name} ({lang}) is not a sentence: {text}")
+    return problems
+
+
+def test_a_fact_that_no_longer_reads_its_record_is_caught(on_record):
+    """The break a review planted: every fact made to say that no GPU ran it."""
+    planted = {name: (lambda machines, lang, fact=fact: fact([], lang))
+               for name, fact in gpu_facts.FACTS.items()}
+    caught = _unread_facts(on_record, planted)
+    assert len(caught) == 2 * len(planted), caught
 
 
 def test_a_speed_up_summary_is_the_median_over_the_sizes_its_record_timed(on_record):

@@ -126,15 +126,37 @@ def test_each_record_message_names_the_releases_that_printed_it(mid):
     assert shown.rstrip("*") == expected, (mid, shown, printed)
 
 
+# How a message box's title begins, by the page's language: where the text comes from.
+SOURCE_TITLES = {"en": ("In ", "Printed by ", "Quoted from "),
+                 "es": ("En ", "Impreso por ", "Citado de ")}
+BOX_MARKER = re.compile(r"<!--\s*message:\s*[\w-]+\s*-->")  # one box each
+
+
 def test_built_pages_show_where_each_message_comes_from(site):
-    """Each message box is titled with its source, in the page's language."""
-    pages = sorted((site / "troubleshooting").glob("*/index.html"))
-    assert len(pages) >= 7, pages
-    en = "".join(p.read_text(encoding="utf-8") for p in pages)
-    es = "".join((site / "es" / p.relative_to(site)).read_text(encoding="utf-8") for p in pages)
-    from importlib.metadata import version
-    assert f"In TensorFlow {version('tensorflow')}, installed here" in en
-    assert f"En TensorFlow {version('tensorflow')}, instalado aquí" in es
-    assert "Quoted from jax-ml/jax#18032, jaxlib 0.4.30" in en
-    assert "Citado de jax-ml/jax#18032, jaxlib 0.4.30" in es
-    assert "Printed by pytorch_cpu.py, as run here" in en
+    """Each message box, on every built page (collapsed blocks opened), is titled with its
+    source in the page's language; there are at least as many boxes as the pages' sources ask
+    for."""
+    from bs4 import BeautifulSoup
+    from built_pages import opened
+    problems, boxes = [], {"en": 0, "es": 0}
+    for page in sorted(site.rglob("index.html")):
+        lang = "es" if page.relative_to(site).parts[0] == "es" else "en"
+        for box in BeautifulSoup(opened(page), "html.parser").select("div.message"):
+            boxes[lang] += 1
+            title = box.select_one("span.filename")
+            text = title.get_text() if title else ""
+            if not text.startswith(SOURCE_TITLES[lang]):
+                problems.append(f"{page.relative_to(site)}: a message box titled {text!r}: "
+                                f"{box.get_text()[:60]!r}")
+    for lang, suffix in (("en", ".md"), ("es", ".es.md")):
+        asked = sum(len(BOX_MARKER.findall(p.read_text(encoding="utf-8")))
+                    for p in (REPO / "docs").rglob(f"*{suffix}")
+                    if lang == "es" or not p.name.endswith(".es.md"))
+        if boxes[lang] < asked:
+            problems.append(f"{lang}: {boxes[lang]} message boxes built, {asked} asked for")
+    assert not problems, "\n".join(problems[:20])
+    from importlib.metadata import version  # the release a box names is the one installed
+    assert f"In TensorFlow {version('tensorflow')}, installed here" in "".join(
+        opened(p) for p in (site / "troubleshooting").glob("*/index.html"))
+    assert f"En TensorFlow {version('tensorflow')}, instalado aquí" in "".join(
+        opened(p) for p in (site / "es" / "troubleshooting").glob("*/index.html"))

@@ -229,8 +229,8 @@ def test_no_cpp_message_of_these_families_is_missing(library):
 
 def test_each_entry_is_on_the_page_in_both_languages():
     for lang, page in PAGES.items():
-        text = page.read_text(encoding="utf-8")
-        section = text[text.index("{ #pytorch-arguments }"):text.index("{ #pytorch-long-sequence }")]
+        # the arguments section and its GPU part, each on the page that holds it
+        section = page.section("pytorch-arguments") + page.section("pytorch-gpu-arguments")
         for mid in page_entries():
             if mid == "pytorch-enforce-sorted":  # its own entry, linked from the section
                 assert "(#pytorch-enforce-sorted)" in section, lang

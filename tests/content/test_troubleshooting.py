@@ -184,9 +184,14 @@ def test_cudnn_create_message_is_in_the_installed_cudnn():
         assert in_binary(lib, line), line
 
 
-def _sections(page: str) -> dict[str, str]:
-    parts = re.split(r"^## ", page, flags=re.M)
-    return {p.splitlines()[0]: p for p in parts[1:]}
+def _sections(pages) -> dict[str, str]:
+    """Each `## ` section of the troubleshooting pages of a language, by its heading line, cut
+    on its own page (a page's title and opening never join the page before it)."""
+    found = {}
+    for path in pages.paths():
+        parts = re.split(r"^## ", path.read_text(encoding="utf-8"), flags=re.M)
+        found.update({p.splitlines()[0]: p for p in parts[1:]})
+    return found
 
 
 @pytest.mark.parametrize("name", sorted(CITED))
@@ -197,7 +202,7 @@ def test_old_messages_are_absent_from_installed_libraries_and_cite_an_issue(name
     assert libs
     assert not any(in_binary(p, key) for p in libs if p.is_file()), (name, key)
     for page in (PAGE, PAGE.with_suffix(".es.md")):
-        sections = [s for s in _sections(page.read_text()).values()
+        sections = [s for s in _sections(page).values()
                     if f"<!-- message: {name} -->" in s]
         assert len(sections) == 1, (page.name, name)
         assert re.search(r"\(https://github\.com/[\w.-]+/[\w.-]+/issues/\d+\)", sections[0])
@@ -209,7 +214,7 @@ def test_messages_of_libraries_not_installed_here_cite_a_thread(name):
     and the one entry that shows the message links an issue thread."""
     assert importlib.util.find_spec(NOT_INSTALLED[name]) is None, NOT_INSTALLED[name]
     for page in (PAGE, PAGE.with_suffix(".es.md")):
-        sections = [s for s in _sections(page.read_text()).values()
+        sections = [s for s in _sections(page).values()
                     if f"<!-- message: {name} -->" in s]
         assert len(sections) == 1, (page.name, name)
         assert re.search(r"\(https://github\.com/[\w.-]+/[\w.-]+/issues/\d+\)", sections[0])
@@ -267,7 +272,7 @@ def test_cuda_only_pytorch_messages_are_in_the_cuda_library_cited_and_marked(nam
     link = f"https://github.com/pytorch/pytorch/blob/v{torch.__version__.split('+')[0]}/{source}"
     for suffix in CUDA_ONLY_MARK:
         page = PAGE.with_suffix("." + suffix)
-        sections = [s for s in _sections(page.read_text()).values() if f"<!-- message: {name} -->" in s]
+        sections = [s for s in _sections(page).values() if f"<!-- message: {name} -->" in s]
         assert len(sections) == 1, (page.name, name)
         assert_gpu_only_mark(sections[0], name, suffix, (page.name, name))
         assert link in sections[0], (page.name, name, f"no link to {link} (the installed torch)")
@@ -279,7 +284,7 @@ def test_pytorch_messages_a_cpu_prints_are_in_the_installed_torch(torch_files):
         text = messages()[name].split(": ", 1)[1]
         assert in_binary(lib, text), name
         for suffix, mark in CUDA_ONLY_MARK.items():
-            section = next(s for s in _sections(PAGE.with_suffix("." + suffix).read_text()).values()
+            section = next(s for s in _sections(PAGE.with_suffix("." + suffix)).values()
                            if f"<!-- message: {name} -->" in s)
             assert mark not in section
 
@@ -337,10 +342,13 @@ def test_gpu_records_show_the_quoted_messages(name):
     pattern = r".*?".join(re.escape(re.sub(r"\s+", " ", p)) for p in pieces)
     assert any(re.search(pattern, out) for out in outputs), (name, rel, pieces)
     for suffix in CUDA_ONLY_MARK:
-        page = PAGE.with_suffix("." + suffix).read_text()
-        (section,) = [s for s in _sections(page).values() if f"<!-- message: {name} -->" in s]
+        pages = PAGE.with_suffix("." + suffix)
+        (section,) = [s for s in _sections(pages).values() if f"<!-- message: {name} -->" in s]
+        anchor = re.search(r"\{ #([\w-]+) \}", section.splitlines()[0]).group(1)
+        # the output on the entry's own page, linked from the entry (#pytorch-messages)
+        page = pages.page_of(anchor).read_text(encoding="utf-8")
         shown = f"<!-- output: {rel} -->" in section or (
-            f"<!-- output: {rel} -->" in page and f"(#pytorch-messages)" in section)
+            f"<!-- output: {rel} -->" in page and "(#pytorch-messages)" in section)
         assert shown, (suffix, name, f"the entry shows no output of {rel}")
 
 
@@ -354,7 +362,7 @@ def test_old_pytorch_messages_are_absent_here_cited_and_marked(name, torch_files
     assert "CUBLAS_WORKSPACE_CONFIG" not in torch.use_deterministic_algorithms.__doc__
     for suffix, mark in OLD_ONLY_MARK.items():
         page = PAGE.with_suffix("." + suffix)
-        sections = [s for s in _sections(page.read_text()).values() if f"<!-- message: {name} -->" in s]
+        sections = [s for s in _sections(page).values() if f"<!-- message: {name} -->" in s]
         assert len(sections) == 1, (page.name, name)
         assert mark in sections[0] and f"({change})" in sections[0], (page.name, name)
         assert CUDA_ONLY_MARK[suffix] not in sections[0]
@@ -565,7 +573,7 @@ def test_cudnn_status_descriptions_are_cudnns_own():
 
 def test_gpu_only_entries_are_marked_in_both_languages():
     for page, marks in ((PAGE, GPU_ONLY_ENTRIES), (PAGE.with_suffix(".es.md"), GPU_ONLY_ENTRIES_ES)):
-        sections = _sections(page.read_text())
+        sections = _sections(page)
         for anchor, mark in marks.items():
             (section,) = [s for h, s in sections.items() if f"{{ #{anchor} }}" in h]
             assert mark in section, (page.name, anchor)
@@ -613,6 +621,16 @@ def test_the_installed_pytorch_has_a_bfloat16_fused_lstm_cell(torch_files):
     assert in_binary(lib, "lstm_cell_forwardIN3c108BFloat16E")
     assert in_binary(lib, "_thnn_fused_lstm_cell_cuda")
     for suffix, mark in OLD_ONLY_MARK.items():
-        sections = _sections(PAGE.with_suffix("." + suffix).read_text())
+        sections = _sections(PAGE.with_suffix("." + suffix))
         (section,) = [s for s in sections.values() if "<!-- message: pytorch-bf16-cell -->" in s]
         assert mark in section and "pytorch/pytorch/issues/116925" in section
+
+
+def test_the_pages_the_build_lists_are_the_pages_in_docs():
+    """data/troubleshooting.yml lists the pages the build puts in the index and the nav; the
+    tests read docs/troubleshooting/ itself: a page written but not listed, or listed but not
+    written, fails here."""
+    listed = set(yaml.safe_load((REPO / "data" / "troubleshooting.yml").read_text())["pages"])
+    for pages in (PAGE, PAGE.with_suffix(".es.md")):
+        written = {p.name.split(".")[0] for p in pages.paths()} - {"index"}
+        assert written == listed, (pages.name, sorted(written ^ listed))

@@ -18,10 +18,7 @@ def _folder(name: str) -> Path:
 
 
 def section(lang: str, anchor: str) -> str:
-    text = PAGES[lang].read_text(encoding="utf-8")
-    start = text.index(f"{{ #{anchor} }}")
-    end = text.find("\n## ", start)
-    return text[start:end if end > 0 else None]
+    return PAGES[lang].section(anchor)  # on its own page, to the next heading of its level
 
 
 def test_an_exported_lstm_keeps_its_zeros_on_the_export_device():

@@ -132,17 +132,20 @@ DIAGRAM_PAGES = [(lang, url) for lang, url in PAGES
 NOTEBOOK_PAGES = [(lang, url) for lang, url in PAGES if SOURCES[url].suffix == ".ipynb"]
 
 
-TITLED_EMBED = re.compile(r'^```\w*[^\n]*\btitle="snippets/([^"]+)"[^\n]*\n--8<-- "([^"]+)"\n```$',
-                          re.M)
+# A code block titled snippets/F (its title may go on: "F · the cuDNN calls") that embeds one
+# file, at the left margin or indented in a collapsed block.
+TITLED_EMBED = re.compile(r'^[ \t]*```\w*[^\n]*\btitle="snippets/([^" ]+)([^"]*)"[^\n]*\n'
+                          r'[ \t]*--8<-- "([^"]+)"\n[ \t]*```$', re.M)
 
 
 SECTION_MARKER = re.compile(r"-+8<-+[ \t]+\[[ \t]*(start|end)[ \t]*:[ \t]*([a-z][-_0-9a-z]*)[ \t]*\]")
 
 
-def titled_embeds(url: str) -> list[tuple[str, str]]:
-    """(title file, embed reference) of every code block `title="snippets/F"` that embeds F."""
+def titled_embeds(url: str) -> list[tuple[str, str, str]]:
+    """(title file, what the title adds, embed reference) of every code block
+    `title="snippets/F…"` that embeds F, collapsed or not."""
     text = SOURCES[url].read_text(encoding="utf-8")
-    return [(title, ref) for title, ref in TITLED_EMBED.findall(text)
+    return [(title, rest, ref) for title, rest, ref in TITLED_EMBED.findall(text)
             if ref.partition(":")[0] == title]
 
 
@@ -358,11 +361,12 @@ CHOSEN_TAB = """() => [...document.querySelectorAll('.tabbed-set')]
                   return set.querySelector(`label[for="${input.id}"]`).innerText.trim(); })"""
 
 
-# What the reader sees before the first code block longer than three lines.
+# What the reader sees before the first code block longer than three lines: a listing
+# (`.highlight`) or a Python program (`div.program`, its `.highlight` inside).
 OPENING = """() => {
     let text = '', table = false;
     for (const e of document.querySelectorAll('article > *')) {
-        if (e.matches('.highlight, [class^="language-"]') && e.innerText.split('\\n').length > 3) break;
+        if (e.matches('.highlight, .program') && e.innerText.split('\\n').length > 3) break;
         text += e.innerText + '\\n';
         table = table || e.tagName === 'TABLE' || !!e.querySelector('table');
     }

@@ -29,6 +29,7 @@ from bs4 import BeautifulSoup
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from built_pages import opened
 from browsing import LANGS, index_requests, path_of, search
 from chromium import START_WORKER, report
 from conftest import REPO
@@ -66,10 +67,11 @@ def served(site_root: Path, page: Path) -> str:
 def site_text(site_root: Path, lang: str) -> dict:
     """Quotes, headings and the words of prose and code of one language's built pages. A quote
     is text in double quotes in a heading, or a message block (`<!-- message: ID -->`, from
-    data/messages.yml: a library's own text)."""
+    data/messages.yml: a library's own text). Collapsed blocks are read opened."""
     quotes, headings, prose, code = [], [], [], []
     for page in pages_of(site_root, lang):
-        article = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").find("article")
+        # every collapsed block opened: its code is on the page for a reader who opens it
+        article = BeautifulSoup(opened(page), "html.parser").find("article")
         if article is None:
             continue
         path, anchor = served(site_root, page), ""

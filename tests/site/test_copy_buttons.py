@@ -25,8 +25,8 @@ def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
     page = tab.page
     open_every_collapsed_block(tab)
     problems = []
-    for title, ref in blocks:
-        name = Path(title).name
+    for title, rest, ref in blocks:
+        name = Path(title).name + rest  # as the page titles it: the file's name, then its words
         block = page.locator("div.highlight").filter(
             has=page.locator(":scope > span.filename", has_text=re.compile(
                 rf"^\s*{re.escape(name)}\s*$")))

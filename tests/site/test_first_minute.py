@@ -16,7 +16,11 @@ WARNING = "Layer lstm will not use cuDNN kernels since it doesn't meet the crite
 # page -> a message it answers, which its description and its title must both carry
 ANSWERS = {"warning/": WARNING, "": WARNING,
            "legacy/": "module 'keras.layers' has no attribute 'CuDNNLSTM'"}
-READER_PAGES = ("", "warning/", "criteria/", "fixing/", "legacy/", "troubleshooting/")
+# the troubleshooting pages as written in docs/ (search lands a pasted message on them)
+READER_PAGES = ("", "warning/", "criteria/", "fixing/", "legacy/", "troubleshooting/", *(
+    f"troubleshooting/{p.name.removesuffix('.md')}/"
+    for p in sorted((REPO / "docs" / "troubleshooting").glob("*.md"))
+    if p.name != "index.md" and not p.name.endswith(".es.md")))
 
 
 def _page(site, lang: str, url: str) -> str:
