@@ -183,6 +183,23 @@ def printed(rel: str) -> str:
     return outcome.stdout
 
 
+def this_runs_record(rel: str, data_file: str) -> tuple[dict, str] | None:
+    """In a GPU run (pipeline/records/gpu_run.py sets GPU_RUN_RECORDS to its machine's folder of
+    records): snippets/REL's record there, as (its data file DATA_FILE, what it printed); None
+    elsewhere, or when the run has none. A GPU test then checks the run's own measurements
+    instead of running the program a second time in the lent machine's minutes."""
+    import json
+    folder = os.environ.get("GPU_RUN_RECORDS")
+    if not folder:
+        return None
+    record = Path(folder) / "snippets" / rel
+    if not (record / "result.json").is_file() or not (record / "data" / data_file).is_file():
+        return None
+    result = json.loads((record / "result.json").read_text(encoding="utf-8"))
+    return (json.loads((record / "data" / data_file).read_text(encoding="utf-8")),
+            result.get("stdout", "") + result.get("stderr", ""))
+
+
 def executed_count(build_log: str) -> int:
     """Sum of 'snippets: N executed' over a build's log (one line per language pass)."""
     import re

@@ -21,6 +21,8 @@ Checked, in this order, with nothing written under results/ until all of it pass
   pages show outside a code block (provenance, machine.json, dates);
 - no duplicate: the same machine, snippet and finished_at, or the same record already under
   results/ in any machine's folder.
+A GPU run's logs (MACHINE/logs/: each program's output, the GPU tests') pass the archive's
+checks like any member and are left out of results/: they are read from the archive.
 A bad archive: one line on stderr, exit code 2, results/ unchanged. A good one: the machine's
 folder is built in a hidden folder under results/ (the same file system) and renamed into
 place; a machine already there keeps its other records, and a record of the same snippet is
@@ -56,6 +58,9 @@ NAME_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
 # text: no HTML, no Markdown link or code, no control characters.
 MARKUP = re.compile(r"[<>\[\]`\x00-\x1f\x7f]")
 SHOWN_AS_CODE = {"stdout", "stderr"}
+# A GPU run's logs (each program's output, the GPU tests'), packed beside its records for the
+# developer who brings the archive back: checked as every member is, never added to results/.
+LOGS_DIR = "logs"
 
 
 class BadArchive(Exception):
@@ -246,9 +251,10 @@ def _no_duplicates(new: records.Machine, results: Path, snippets: Path) -> set[s
     return unchanged
 
 
-def pack(folder: Path, archive: Path) -> Path:
+def pack(folder: Path, archive: Path, logs: Path | None = None) -> Path:
     """One machine's folder as the archive `add` takes (tar -czf ARCHIVE -C results MACHINE),
-    written atomically: no hidden leftover of an interrupted write, no user names."""
+    with the run's `logs` folder as MACHINE/logs/ when given, written atomically: no hidden
+    leftover of an interrupted write, no user names."""
     def plain(member: tarfile.TarInfo) -> tarfile.TarInfo | None:
         if any(part.startswith(".") for part in PurePosixPath(member.name).parts):
             return None
@@ -262,6 +268,8 @@ def pack(folder: Path, archive: Path) -> Path:
     try:
         with os.fdopen(fd, "wb") as f, tarfile.open(fileobj=f, mode="w:gz") as tar:
             tar.add(folder, arcname=Path(folder).name, filter=plain)
+            if logs is not None and Path(logs).is_dir():
+                tar.add(logs, arcname=f"{Path(folder).name}/{LOGS_DIR}", filter=plain)
         os.chmod(tmp, 0o644)
         os.replace(tmp, archive)
     except BaseException:
@@ -310,6 +318,9 @@ def add(archive: Path, root: Path, results: Path | None = None,
             except (tarfile.TarError, OSError) as e:
                 raise BadArchive(f"cannot unpack: {e}") from None
         (work / "archive.tar").unlink()
+        logs = unpacked / slug / LOGS_DIR
+        logged = sorted(p for p in logs.rglob("*") if p.is_file()) if logs.is_dir() else []
+        shutil.rmtree(logs, ignore_errors=True)  # read from the archive, never committed
         new = _check_records(unpacked / slug, slug, hashes)
         if (new.data.get("run") or {}).get("dry_run") and not allow_dry_run:
             raise BadArchive("a dry run (machine.json says \"dry_run\": true): its records test "
@@ -317,6 +328,9 @@ def add(archive: Path, root: Path, results: Path | None = None,
         unchanged = _no_duplicates(new, results, project.snippets)
         shown = "results" if results == project.root / "results" else str(results)
         lines = _move_into_place(new, unpacked / slug, results, work, shown, unchanged)
+        if logged:
+            lines.append(f"the run's logs ({len(logged)} files) stay in the archive, not in "
+                         f"{shown}/: tar -xzf {archive.name} {slug}/{LOGS_DIR}")
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         if made:

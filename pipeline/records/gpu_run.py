@@ -4,7 +4,7 @@
     python -m pipeline.gpu_run --machine lab-a100 --only benchmarks/cudnn_speedup_torch.py
     make gpu-run PYTHON=python3                 # a Python that already holds the frameworks
     python -m pipeline.gpu_run --dry-run        # no GPU needed: the plumbing, checked on a CPU
-    python3 -m pipeline.gpu_run --wheels .whl --budget 400 --archive $OUT/records.tar.gz
+    python3 -m pipeline.gpu_run --wheels .whl --budget 480 --logs $OUT/logs --archive $OUT/records.tar.gz
                                                 # a lent machine (CONTRIBUTING, GPU records)
 
 Every snippet runs (one at a time: frameworks take most of the GPU's memory), with whatever
@@ -21,10 +21,13 @@ machine.json says "dry_run": true. They are not figures for results/.
 
 A lent GPU machine (DEVELOPERS.md, GPU) has PyTorch and JAX but no Keras, no network, and
 minutes: --wheels installs the carried wheels (pipeline/records/gpu_wheels.py) into a temporary folder
-first; --budget SECONDS runs BUDGET_PLAN in that wall-clock time: the shared snippets side by
-side with the GPU tests (which stop at TESTS_SHARE of the budget), then the benchmarks and C
-programs alone, most wanted first, each benchmark told its share of the time left
-(runner.run_all's deadline); what the budget leaves no time for is listed as not run.
+first; --budget SECONDS runs BUDGET_PLAN in that wall-clock time, leaving out the snippets
+whose record for this machine is current (nothing to learn again): the plan's first benchmarks
+alone, each told its share of the budget less the tests' slot (TESTS_SHARE of it) and stopped
+soon after its share; then the GPU tests alone in that slot, the harness's own first; then the
+shared snippets side by side; then the other C programs and benchmarks alone (runner.run_all's
+deadline); what the budget leaves no time for is listed as not run. --logs DIR keeps every
+program's output and the tests' in DIR (--archive packs them beside the records).
 --archive PATH packs the machine's records as `make add-records` takes them, checked by that
 same code, also when the run is interrupted.
 """
@@ -90,7 +93,10 @@ BUDGET_WEIGHTS = {"c/rnn_limits.c": 10.0, "benchmarks/rnn_limits_torch.py": 10.0
                   "benchmarks/cudnn_speedup_torch.py": 2.0,
                   "benchmarks/cudnn_speedup_keras_torch.py": 3.0,
                   "benchmarks/cudnn_speedup_keras_jax.py": 3.0}
-TESTS_SHARE = 0.4  # of the budget: the GPU tests stop then, so that the benchmarks run alone
+# Of the budget: the GPU tests' slot, alone after the first benchmarks (about 170 s at --budget
+# 480: the GPU tests took 200-280 s when they ran the harness's programs again, 100 s less
+# reading this run's records; gpu-preflight-2026-11-29)
+TESTS_SHARE = 0.35
 BUDGET_JOBS = 4  # shared snippets at once in a budgeted run (a lent machine has 16 cores)
 # The frameworks share one GPU inside the test process: none may take all of its memory.
 TEST_ENV = {"TF_FORCE_GPU_ALLOW_GROWTH": "true", "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
@@ -108,11 +114,20 @@ def _now() -> str:
 
 # --- the GPU tests -------------------------------------------------------------------------------
 
+# The GPU tests of the programs a lent machine is most wanted for run first: a slot cut short
+# loses the others. They read this run's records of those programs (RUN_RECORDS: the machine's
+# folder of records) instead of running them again.
+FIRST_TESTS = ("test_rnn_limits.py", "test_rnn_limits_py.py")
+RUN_RECORDS = "GPU_RUN_RECORDS"
+
+
 def gpu_test_files(root: Path) -> list[Path]:
-    """Test modules holding a test marked `gpu`. Only those are collected: the others import
-    tools (Playwright, MkDocs) a GPU machine need not have."""
-    return sorted(p for p in (root / "tests").rglob("test_*.py")
-                  if "pytest.mark.gpu" in p.read_text(encoding="utf-8", errors="replace"))
+    """Test modules holding a test marked `gpu`, FIRST_TESTS first. Only those are collected:
+    the others import tools (Playwright, MkDocs) a GPU machine need not have."""
+    found = sorted(p for p in (root / "tests").rglob("test_*.py")
+                   if "pytest.mark.gpu" in p.read_text(encoding="utf-8", errors="replace"))
+    rank = {name: i for i, name in enumerate(FIRST_TESTS)}
+    return sorted(found, key=lambda p: rank.get(p.name, len(rank)))
 
 
 def _missing_framework(text: str) -> str | None:
@@ -168,7 +183,7 @@ class GpuTests:
     interrupted, and what it finished is kept) and returns its summary."""
 
     def __init__(self, root: Path, python: str = sys.executable, workers: int = 0,
-                 keep_log: Path | None = None):
+                 keep_log: Path | None = None, env: dict | None = None):
         self.root, self.proc, self.summary, self.keep_log = root, None, None, keep_log
         if importlib.util.find_spec("pytest") is None:
             self.summary = {"not_run": "pytest is not installed for this Python"}
@@ -185,7 +200,7 @@ class GpuTests:
                *parallel, "--continue-on-collection-errors", f"--junitxml={self.junit}",
                *(str(p.relative_to(root)) for p in files)]
         self.proc = subprocess.Popen(cmd, cwd=root, stdout=self.log, stderr=subprocess.STDOUT,
-                                     text=True, env={**os.environ, **TEST_ENV},
+                                     text=True, env={**os.environ, **TEST_ENV, **(env or {})},
                                      start_new_session=True)
 
     def finish(self, deadline: float | None = None) -> dict:
@@ -216,16 +231,14 @@ class GpuTests:
                 self.summary["stopped"] = "interrupted at the end of the tests' time budget"
         else:
             tail = output.strip().splitlines()[-1:] or ["no output"]
+            # pytest's last line may be a progress line ("...  [ 40%]"): machine.json's text
+            # is shown on pages, where add_records refuses markup
+            said = add_records.MARKUP.sub("", tail[0]).strip()[:200] or "no output"
             self.summary = {"not_run": (f"stopped at the end of the tests' time budget: "
                                         if stopped else f"pytest exited {self.proc.returncode}: ")
-                            + tail[0][:200]}
+                            + said}
         self.tmp.cleanup()
         return self.summary
-
-
-def run_gpu_tests(root: Path, python: str = sys.executable) -> dict:
-    """`pytest -m gpu` on the modules that hold GPU tests, in a child process; its summary."""
-    return GpuTests(root, python).finish()
 
 
 # --- the run ---------------------------------------------------------------------------------------
@@ -298,17 +311,45 @@ def _carry_over(folder: Path, run: dict, only: list[str]) -> None:
     run["earlier_gpu_tests"] = earlier.get("gpu_tests")
 
 
+def write_log(logs: Path, o: runner.Outcome) -> Path:
+    """A program's output as LOGS/<snippet>.log: its status, then stdout, then stderr."""
+    path = logs / f"{o.snippet.rel}.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{o.snippet.rel}: {o.status} in {o.seconds:.1f} s, exit {o.returncode}"
+                    + (f" ({o.problem})" if o.problem else "") + "\n--- stdout ---\n"
+                    + o.stdout + "\n--- stderr ---\n" + o.stderr, encoding="utf-8")
+    return path
+
+
+def current_here(results: Path, slug: str, snippets: Path, wanted: list[str],
+                 packages: dict, scale: int) -> set[str]:
+    """The snippets of `wanted` whose record on this machine was made by their current code,
+    with the same packages and benchmark scale: a budgeted run leaves them out (a lent
+    machine's minutes go to what it has not answered yet)."""
+    try:
+        machines = records.load_all(results, snippets)
+    except records.RecordError:
+        return set()  # damaged records: run everything, the new records replace them
+    return {r.snippet for m in machines if m.slug == slug
+            and (m.data.get("run") or {}).get("bench_scale") == scale for r in m.records
+            if not r.stale and r.snippet in wanted
+            and r.data["provenance"].get("packages") == packages}
+
+
 def record_run(project: runner.Project, results: Path, *, machine_name: str | None = None,
                only: list[str] | None = None, tests: bool = True, jobs: int = 1,
                log=print, state: dict | None = None, dry_run: bool = False,
                budget: float | None = None,
-               tests_share: float = None, tests_log: Path | None = None) -> tuple[int, dict]:
+               tests_share: float = None, tests_log: Path | None = None,
+               logs: Path | None = None) -> tuple[int, dict]:
     """Run, record, test: the GPU run, and benchmarks/run_benchmarks.py on any machine.
     Returns (exit status, the machine.json written); `state` is filled as the run goes, for a
     caller that is interrupted. `budget` (seconds): a budgeted run (the module's docstring)."""
     started = time.monotonic()
     deadline = started + budget if budget else None
     tests_share = TESTS_SHARE if tests_share is None else tests_share
+    if logs is not None and tests_log is None:
+        tests_log = logs / "gpu-tests.log"
     prov = machine.provenance()
     slug = records.machine_slug(machine_name or prov["machine"])
     state = state if state is not None else {}
@@ -318,6 +359,14 @@ def record_run(project: runner.Project, results: Path, *, machine_name: str | No
                       "recorded": [], "skipped": {}, "failed": {}, "gpu_tests": None})
     if budget:
         state["run"].update(budget_seconds=budget, not_run={})
+    if budget and only is not None and not dry_run:
+        current = current_here(results, slug, project.snippets, only, prov.get("packages"),
+                               state["run"]["bench_scale"])
+        if current:  # their records stay, and machine.json keeps what it said of them
+            only = [rel for rel in only if rel not in current]
+            state["run"]["current_kept"] = sorted(current)
+            log(f"{len(current)} snippet(s) with a current record for this machine are left "
+                f"out of the budget: {', '.join(sorted(current))}")
     if only is not None and not dry_run:
         _carry_over(results / slug, state["run"], only)
     if dry_run:
@@ -329,6 +378,8 @@ def record_run(project: runner.Project, results: Path, *, machine_name: str | No
 
     def done(o: runner.Outcome) -> None:
         run = state["run"]
+        if logs is not None and o.executed:  # what it printed, whatever became of it
+            write_log(logs, o)
         if o.status == runner.OK:
             source = records.source_hash(o.snippet, project.snippets)
             if not records.already(results, slug, o.snippet.rel, o.finished_at, source):
@@ -348,39 +399,47 @@ def record_run(project: runner.Project, results: Path, *, machine_name: str | No
             log("    " + o.stderr_tail().replace("\n", "\n    "))
 
     if deadline is None:
-        runner.run_all(project, only=only, jobs=jobs, skip_missing=True, on_done=done)
+        runner.run_all(project, only=only, jobs=jobs, skip_missing=True, on_done=done,
+                       keep_failed=logs)
         if tests:
             log("GPU tests (pytest -m gpu) ...")
-            state["run"]["gpu_tests"] = run_gpu_tests(project.root)
-    else:  # the GPU tests beside the shared snippets, ended before the benchmarks start
+            state["run"]["gpu_tests"] = GpuTests(project.root, keep_log=tests_log).finish()
+    else:  # the GPU tests alone, in the slot the plan's first benchmarks leave them
+        # The plan's first benchmarks (runner.run_all: those that come before every shared
+        # snippet) have the GPU to themselves, their shares computed over the budget less the
+        # tests' slot (tests_share of it); then the GPU tests run alone in that slot (the
+        # harness's own first, gpu_test_files), reading this run's records of the programs they
+        # check rather than running them again; then the shared snippets, then the rest alone.
         # One pytest process: on a lent H200 (2026-11-26), pytest-xdist's workers started and
-        # never ran a test in 239 s, while the snippets ran beside them. They start after the
-        # plan's first benchmarks (runner.run_all: those that come before every shared snippet),
-        # which have the GPU to themselves, and stop tests_share of the budget later.
-        tests_run: dict = {}
+        # never ran a test in 239 s, while the snippets ran beside them.
+        slot = tests_share * budget if tests else 0.0
 
-        def start_tests() -> None:
-            if tests and deadline - time.monotonic() >= runner.MIN_SECONDS_LEFT:
-                tests_run["started"] = time.monotonic()
-                tests_run["tests"] = GpuTests(project.root, keep_log=tests_log)
-                log(f"GPU tests (pytest -m gpu) started beside the snippets; they stop within "
-                    f"{min(tests_share * budget, deadline - time.monotonic()):.0f} s")
-            elif tests:
+        def run_tests() -> None:
+            if not tests:
+                return
+            left = deadline - time.monotonic()
+            if left < runner.MIN_SECONDS_LEFT:
                 state["run"]["gpu_tests"] = {"not_run": "the time budget was spent"}
+                return
+            stop = time.monotonic() + min(max(slot, runner.MIN_SECONDS_LEFT), left)
+            log(f"GPU tests (pytest -m gpu) alone; they stop within "
+                f"{stop - time.monotonic():.0f} s")
+            state["run"]["gpu_tests"] = GpuTests(
+                project.root, keep_log=tests_log,
+                env={RUN_RECORDS: str(results / slug)}).finish(stop)
+            t = state["run"]["gpu_tests"]
+            log(f"GPU tests: {t.get('not_run') or str(t['passed']) + ' passed, ' + str(len(t['failed'])) + ' failed'}"
+                f" ({time.monotonic() - started:.0f} s into the run)")
+            records.write_machine(results, slug, state)
 
-        def end_tests() -> None:
-            if tests_run:
-                stop = min(tests_run["started"] + tests_share * budget, deadline)
-                state["run"]["gpu_tests"] = tests_run["tests"].finish(stop)
-                t = state["run"]["gpu_tests"]
-                log(f"GPU tests: {t.get('not_run') or str(t['passed']) + ' passed, ' + str(len(t['failed'])) + ' failed'}"
-                    f" ({time.monotonic() - started:.0f} s into the run)")
+        def alone_from_now() -> None:
             log(f"alone from now on: C programs and benchmarks "
                 f"({deadline - time.monotonic():.0f} s of the budget left)")
 
         runner.run_all(project, only=only, jobs=jobs, skip_missing=True, on_done=done,
                        progress=log, deadline=deadline, weights=BUDGET_WEIGHTS,
-                       before_alone=end_tests, before_shared=start_tests)
+                       before_alone=alone_from_now, before_shared=run_tests, reserve=slot,
+                       keep_failed=logs)
     if state["run"]["gpu_tests"] is None and state["run"].get("earlier_gpu_tests"):
         state["run"]["gpu_tests"] = state["run"]["earlier_gpu_tests"]
     state["run"].pop("earlier_gpu_tests", None)
@@ -393,10 +452,11 @@ def record_run(project: runner.Project, results: Path, *, machine_name: str | No
     return (1 if state["run"]["failed"] or t.get("failed") else 0), state
 
 
-def pack(project: runner.Project, results: Path, slug: str, archive: Path, dry_run: bool) -> str:
-    """The machine's records as one archive, checked by `make add-records`'s own code into a
-    throw-away folder; the line to print."""
-    add_records.pack(results / slug, archive)
+def pack(project: runner.Project, results: Path, slug: str, archive: Path, dry_run: bool,
+         logs: Path | None = None) -> str:
+    """The machine's records (and the run's logs) as one archive, checked by `make
+    add-records`'s own code into a throw-away folder; the line to print."""
+    add_records.pack(results / slug, archive, logs)
     with tempfile.TemporaryDirectory(prefix="check-archive-") as scratch:
         add_records.add(archive, project.root, results=Path(scratch) / "results",
                         allow_dry_run=dry_run)
@@ -439,11 +499,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="snippets at once (default 1; 2 in a dry run)")
     ap.add_argument("--budget", type=positive_int, metavar="SECONDS",
                     help="a lent machine's run: BUDGET_PLAN (or --only) within this wall-clock "
-                         "time, tests beside the shared snippets, benchmarks alone after")
+                         "time: the leading measurements, the GPU tests alone, the shared "
+                         "snippets, the rest alone; snippets with a current record left out")
     ap.add_argument("--tests-share", type=float, default=TESTS_SHARE, metavar="FRACTION",
-                    help=f"of --budget, the most the GPU tests take (default {TESTS_SHARE})")
+                    help=f"of --budget, the GPU tests' slot, alone after the leading "
+                         f"measurements (default {TESTS_SHARE})")
     ap.add_argument("--tests-log", type=Path, metavar="PATH",
                     help="with --budget: keep the GPU tests' pytest output in PATH")
+    ap.add_argument("--logs", type=Path, metavar="DIR",
+                    help="keep each program's output and the GPU tests' in DIR (with "
+                         "--archive, a folder of its own is made and packed: MACHINE/logs/)")
     ap.add_argument("--wheels", type=Path, metavar="DIR",
                     help="install the carried wheels in DIR first (python -m "
                          "pipeline.gpu_wheels download DIR makes them)")
@@ -503,13 +568,18 @@ def main(argv: list[str] | None = None) -> int:
     # too and the records already written stay as they are.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     state: dict = {}
+    logs = args.logs
+    if logs is None and args.archive is not None:
+        logs = Path(tempfile.mkdtemp(prefix="gpu-run-logs-"))
+        atexit.register(shutil.rmtree, logs, ignore_errors=True)
     try:
         status, _ = record_run(project, results, machine_name=args.machine, only=only,
                                tests=not (args.no_tests or args.dry_run),
                                jobs=args.jobs or (2 if args.dry_run else
                                                   BUDGET_JOBS if args.budget else 1),
                                state=state, dry_run=args.dry_run, budget=args.budget,
-                               tests_share=args.tests_share, tests_log=args.tests_log)
+                               tests_share=args.tests_share, tests_log=args.tests_log,
+                               logs=logs)
     except KeyboardInterrupt:
         done = len(state.get("run", {}).get("recorded", []))
         where = results / state["slug"] if "slug" in state else results
@@ -518,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
         status = 130
     if args.archive is not None and state.get("slug"):
         try:
-            print(pack(project, results, state["slug"], args.archive, args.dry_run))
+            print(pack(project, results, state["slug"], args.archive, args.dry_run, logs))
         except add_records.BadArchive as e:
             print(f"gpu_run: error: the archive does not pass make add-records: {e}",
                   file=sys.stderr)

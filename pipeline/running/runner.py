@@ -180,9 +180,11 @@ def classify(snippet: Snippet, rc: int | None, device: str, stderr: str = "",
 def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
             skip_missing: bool = False, python: str | None = None,
             timeout: float | None = None, extra_env: dict | None = None,
-            requirements: list[Path] | None = None) -> Outcome:
+            requirements: list[Path] | None = None, keep_failed: Path | None = None) -> Outcome:
     """Run one snippet. `timeout` (shorter than its own, from a run's time budget) and
-    `extra_env` come from a budgeted run (run_all's `deadline`). With `requirements` (the
+    `extra_env` come from a budgeted run (run_all's `deadline`). `keep_failed`: the data a
+    snippet wrote before it failed or was stopped is copied to KEEP_FAILED/<snippet>/ (a lent
+    GPU's partial measurements, brought back with its logs; never a record). With `requirements` (the
     project's, as `key` was made from them), a result is stored only if the snippet still has
     that key once it has run: a writer who edits it (or a helper) while it runs, under `make
     serve`, must not find the program that ran filed under the key of the text they left."""
@@ -231,6 +233,9 @@ def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
         })
         outcome.data_dir = str(final / "data")
     else:
+        kept = work / "data"
+        if keep_failed is not None and kept.is_dir() and any(kept.iterdir()):
+            shutil.copytree(kept, keep_failed / f"{snippet.rel}.data", dirs_exist_ok=True)
         cache.discard(work)
     return outcome
 
@@ -278,6 +283,9 @@ class Progress:
 
 BUDGET_SPENT = "not run: the run's time budget was spent"
 MIN_SECONDS_LEFT = 15  # a budgeted run starts no snippet with less than this left
+# A measuring snippet is stopped this long after its share ends: it sizes its work to its share
+# (BENCH_DEADLINE), and one that overruns it must not take the time of those after it.
+SHARE_GRACE = 60
 
 
 def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = None,
@@ -286,7 +294,8 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
             progress: Callable[[str], None] | None = None,
             deadline: float | None = None, weights: dict[str, float] | None = None,
             before_alone: Callable[[], None] | None = None,
-            before_shared: Callable[[], None] | None = None) -> list[Outcome]:
+            before_shared: Callable[[], None] | None = None,
+            reserve: float = 0.0, keep_failed: Path | None = None) -> list[Outcome]:
     """Run what is stale; return one Outcome per snippet, in discovery order.
 
     `skip_missing`: a snippet that dies of a missing framework is skipped, not failed (a GPU
@@ -298,11 +307,13 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
     with less than MIN_SECONDS_LEFT left (it is NOT_RUN, BUDGET_SPENT), none runs past the
     deadline, and the snippets that run alone do so in the order of `only`; each measuring one
     is told BENCH_DEADLINE (Unix time): its share of what is left among those still to run
-    (by `weights`, 1 where not given), so that a benchmark sizes its sweep to it. `before_alone` is called once the shared
-    snippets are done and before those that run alone (a GPU run ends its tests there). In a
-    budgeted run, the snippets that run alone and come in `only` before every shared one run
-    first, before the shared ones (the most wanted measurements of a lent machine);
-    `before_shared` is called after them (a GPU run starts its tests there)."""
+    (by `weights`, 1 where not given), so that a benchmark sizes its sweep to it, and is
+    stopped SHARE_GRACE seconds after its share. `before_alone` is called once the shared
+    snippets are done and before those that run alone. In a budgeted run, the snippets that run
+    alone and come in `only` before every shared one run first, before the shared ones (the most
+    wanted measurements of a lent machine), and their shares leave `reserve` seconds of the
+    budget to `before_shared`, called after them (a GPU run runs its tests there, alone).
+    `keep_failed`: where a failed or stopped snippet's data goes (execute)."""
     done = on_done or (lambda o: None)
     snippets = discover(project.snippets)
     if only is not None:
@@ -342,6 +353,8 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
 
     told = Progress(progress, len(stale), len(outcomes)) if progress else None
 
+    reserved = {"seconds": reserve if lead and before_shared else 0.0}
+
     def run(s: Snippet, k: str) -> Outcome:
         timeout, extra = None, None
         if deadline is not None:
@@ -352,12 +365,14 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
             if measures(s):
                 weight = lambda a: (weights or {}).get(a.rel, 1.0)
                 still = [a for a, _ in lead + alone if a.rel not in outcomes and measures(a)]
-                share = left * weight(s) / sum(map(weight, still))
+                mine = max(left - reserved["seconds"], MIN_SECONDS_LEFT)
+                share = mine * weight(s) / sum(map(weight, still))
                 extra = {"BENCH_DEADLINE": f"{time.time() + share:.0f}"}
+                timeout = min(left, share + SHARE_GRACE)
         if told:
             told.start(s)
         return execute(s, cache, k, device, project.root, skip_missing, project.python,
-                       timeout, extra, project.requirements)
+                       timeout, extra, project.requirements, keep_failed)
 
     def finished(o: Outcome) -> None:
         outcomes[o.snippet.rel] = o
@@ -369,6 +384,7 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
         sandbox.prepare_font_list(project.python or sys.executable)
     for s, k in lead:
         finished(run(s, k))
+    reserved["seconds"] = 0.0  # the reserve is spent now, or given back
     if before_shared:
         before_shared()
     # one more than the cores: a snippet waits on its imports' files and its subprocesses as well

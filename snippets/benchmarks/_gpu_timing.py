@@ -458,22 +458,46 @@ def write_cells(benchmark: str, title: str, cells: list, dropped: list, notes: d
 
 
 def run_sizes(conditions, time_cell, sizes: list[dict], reserve: float = 0.0,
-              clock=time.time) -> tuple[list, list]:
+              clock=time.time, on_size=None) -> tuple[list, list]:
     """Times every condition of each size, sizes in order, within the deadline (Budget).
     `conditions(size)` lists the cells of a size (dicts); `time_cell(cell)` times one and
-    returns it. Returns (cells timed, sizes not timed)."""
+    returns it. A cell that raises is kept, with status "error" and the library's words (a
+    configuration the library refuses is a result, and the cells before it are not lost). Past
+    the deadline less `reserve`, the rest of a size is kept as "left_out": only the first cell
+    always runs. `on_size(cells, not_timed)` after each size (a program writes what it has, so
+    that a run stopped later keeps it). Returns (cells, sizes not timed)."""
     budget = Budget(deadline(), reserve, clock)
     cells, dropped = [], []
-    for size in sizes:
+    for i, size in enumerate(sizes):
         todo = conditions(size)
         if not budget.admit(len(todo)):
             dropped.append(size)
             continue
         started = clock()
         for cell in todo:
-            cells.append(time_cell(cell))
+            if cells and budget.end is not None and clock() > budget.end - budget.reserve:
+                cells.append({**cell, "status": "left_out",
+                              "why": "past the run's deadline, inside its size"})
+                continue
+            try:
+                done = time_cell(cell)  # a program may keep a path's error itself
+                done.setdefault("status", "error" if "error" in done else
+                                "not_run" if "not_run" in done else "ok")
+                cells.append(done)
+            except Exception as e:  # noqa: BLE001: the library's refusal is the result
+                words = " ".join(f"{type(e).__name__}: {e}".split())[:400]
+                print(f"error in {cell.get('layer', '')} {cell.get('mode', '')} "
+                      f"{cell.get('precision', '')}: {words}")
+                cells.append({**cell, "status": "error", "error": words})
         budget.spent(len(todo), clock() - started)
+        if on_size:
+            on_size(cells, dropped + sizes[i + 1:])
     if dropped:
         print(f"not timed, past the run's deadline: {len(dropped)} of {len(sizes)} sizes ("
               + "; ".join(f"{s['steps']}/{s['units']}/{s['batch']}" for s in dropped) + ")")
     return cells, dropped
+
+
+def timed(cells: list) -> list:
+    """The cells that were timed (not refused, not left out)."""
+    return [c for c in cells if c.get("status", "ok") == "ok"]

@@ -12,10 +12,11 @@ give, or their error, is a result. Timing, sizes and budget: _gpu_timing.py, nex
 # snippet: timeout=900 needs=gpu exclusive
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 
 import torch
 from torch import nn
@@ -229,9 +230,19 @@ def flashrnn_cuda(left):
             continue
         answer = os.path.abspath(f"flashrnn-{backend}.json")
         try:
-            proc = subprocess.run([sys.executable, os.path.abspath(sys.argv[0]), "--flashrnn-cuda",
-                                   backend, answer], capture_output=True, text=True,
-                                  timeout=min(budget, 240), env={**os.environ, "MAX_JOBS": "16"})
+            # a session of its own: a timed-out compile's nvcc and ninja are ended with it
+            child = subprocess.Popen([sys.executable, os.path.abspath(sys.argv[0]),
+                                      "--flashrnn-cuda", backend, answer],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, "MAX_JOBS": "16"},
+                                     start_new_session=True)
+            try:
+                _, stderr = child.communicate(timeout=min(budget, 240))
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.communicate()
+                raise
+            proc = subprocess.CompletedProcess(child.args, child.returncode, "", stderr)
             if os.path.exists(answer):
                 with open(answer) as f:
                     results.append(json.load(f))
@@ -255,7 +266,28 @@ start_all = time.time()
 end = _gpu_timing.deadline()
 sizes = _gpu_timing.size_list() if _gpu_timing.dry_run() else [
     {"steps": t, "units": h, "batch": b} for t, h, b in ALT_SIZES]
-cells, dropped = _gpu_timing.run_sizes(conditions, time_cell, sizes, reserve=20)
+TITLE = "The fastest LSTM on this GPU: per-step time by path"
+
+
+def installed(dist):
+    """A package's release, or None where it is missing (a run without the carried wheels)."""
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return None
+
+
+def notes(problem=None, cuda_backends=None, partial=False):
+    return {"framework": "PyTorch", "torch": torch.__version__, "torch_cuda": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version() if on_gpu else None,
+            "flashrnn": installed("flashrnn"), "triton": installed("triton"), "gpu": gpu,
+            "flashrnn_cuda": cuda_backends, "cudnn_log_problem": problem,
+            **({"partial": True} if partial else {})}
+
+
+cells, dropped = _gpu_timing.run_sizes(  # written after each size: a stopped run keeps them
+    conditions, time_cell, sizes, reserve=20, on_size=lambda done, left: _gpu_timing.write_cells(
+        "rnn_alternatives", TITLE, done, left, notes(partial=True)))
 cudnn = [c for c in cells if c["path"] == "cuDNN" and "eager" in c]
 algorithms, problem = _gpu_timing.logged_algorithms(
     [{k: c[k] for k in ("path", "mode", "precision", "steps", "units", "batch")}
@@ -269,7 +301,7 @@ for c in cells:
     size = f"{c['steps']}/{c['units']}/{c['batch']}"
     if "eager" not in c:
         print(f"{c['label']:58} {c['mode']:9} {c['precision']:11} {size:>12}  "
-              f"{c.get('not_run') or c.get('error')}")
+              f"{c.get('not_run') or c.get('error') or c.get('why')}")
         continue
     graph = f"{c['graph_us_per_step']:8.2f}" if "graph_us_per_step" in c else f"{'-':>8}"
     algo = (c.get("algorithm") or {}).get("forward")
@@ -283,9 +315,5 @@ for b in cuda_backends:
         f"inference {b['inference']['median'] / b['steps'] * 1000:.2f} µs/step, training "
         f"{b['train']['median'] / b['steps'] * 1000:.2f} µs/step (compiled in "
         f"{b['first_call_s']:.0f} s)"))
-_gpu_timing.write_cells(
-    "rnn_alternatives", "The fastest LSTM on this GPU: per-step time by path", cells, dropped,
-    {"framework": "PyTorch", "torch": torch.__version__, "torch_cuda": torch.version.cuda,
-     "cudnn": torch.backends.cudnn.version() if on_gpu else None,
-     "flashrnn": version("flashrnn"), "triton": version("triton"), "gpu": gpu,
-     "flashrnn_cuda": cuda_backends, "cudnn_log_problem": problem})
+_gpu_timing.write_cells("rnn_alternatives", TITLE, cells, dropped,
+                        notes(problem, cuda_backends))

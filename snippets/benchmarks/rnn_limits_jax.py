@@ -15,6 +15,7 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 import re
 import sys
 import time
+from importlib.metadata import version
 
 import jax
 import jax.numpy as jnp
@@ -132,9 +133,20 @@ if LOG_CHILD:
     _gpu_timing.cudnn_log_child(call_for, lambda: None)
     sys.exit(0)
 
+TITLE = "JAX: cuDNN LSTM against a jitted scan, per-step time"
+
+
+def notes(problem=None, partial=False):
+    return {"framework": "JAX", "jax": jax.__version__, "jaxlib": version("jaxlib"),
+            "device": str(jax.devices()[0]), "cudnn_log_problem": problem,
+            **({"partial": True} if partial else {})}
+
+
 sizes = _gpu_timing.size_list(limit=1 if _gpu_timing.dry_run() else 4)
-cells, dropped = _gpu_timing.run_sizes(conditions, time_cell, sizes, reserve=20)
-cudnn = [c for c in cells if c["path"] == "cuDNN"]
+cells, dropped = _gpu_timing.run_sizes(  # written after each size: a stopped run keeps them
+    conditions, time_cell, sizes, reserve=20, on_size=lambda done, left: _gpu_timing.write_cells(
+        "rnn_limits_jax", TITLE, done, left, notes(partial=True)))
+cudnn = [c for c in _gpu_timing.timed(cells) if c["path"] == "cuDNN"]
 algorithms, problem = _gpu_timing.logged_algorithms(
     [{k: c[k] for k in ("path", "mode", "precision", "steps", "units", "batch")}
      for c in cudnn], timeout=60)
@@ -142,7 +154,7 @@ for cell, algo in zip(cudnn, algorithms):
     cell["algorithm"] = algo
 print(f"{'path':40} {'mode':9} {'precision':12} {'T/H/B':>12} {'µs/step':>9} {'rel. error':>10}"
       " cuDNN in the program (algorithm)")
-for c in cells:
+for c in _gpu_timing.timed(cells):
     algo = (c.get("algorithm") or {}).get("forward")
     print(f"{c['label'][:40]:40} {c['mode']:9} {c['precision']:12} "
           f"{c['steps']:>4}/{c['units']}/{c['batch']:<4} {c['eager_us_per_step']:9.2f} "
@@ -150,8 +162,4 @@ for c in cells:
           + (f" ({algo['algo']} {algo['math_type']} {algo.get('fwd_mode')})" if algo else ""))
 if problem:
     print(f"cuDNN log: {problem}")
-_gpu_timing.write_cells(
-    "rnn_limits_jax", "JAX: cuDNN LSTM against a jitted scan, per-step time", cells, dropped,
-    {"framework": "JAX", "jax": jax.__version__, "jaxlib": jax.lib.__version__ if hasattr(
-        jax.lib, "__version__") else None, "device": str(jax.devices()[0]),
-     "cudnn_log_problem": problem})
+_gpu_timing.write_cells("rnn_limits_jax", TITLE, cells, dropped, notes(problem))

@@ -83,16 +83,29 @@ if LOG_CHILD:
 
 sizes = _gpu_timing.size_list(limit=1 if _gpu_timing.dry_run() else 4)
 index = {tuple(s.values()): i for i, s in enumerate(sizes)}
-cells, dropped = _gpu_timing.run_sizes(lambda s: conditions(s, index[tuple(s.values())]),
-                                       time_cell, sizes, reserve=25)
+TITLE = "Keras 3 on PyTorch: per-step time by precision policy"
+
+
+def notes(problem=None, partial=False):
+    return {"framework": "Keras 3 (PyTorch)", "keras": keras.__version__,
+            "torch": torch.__version__, "torch_cuda": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version() if on_gpu else None, "gpu": gpu,
+            "cudnn_log_problem": problem, **({"partial": True} if partial else {})}
+
+
+cells, dropped = _gpu_timing.run_sizes(  # written after each size: a stopped run keeps them
+    lambda s: conditions(s, index[tuple(s.values())]), time_cell, sizes, reserve=25,
+    on_size=lambda done, left: _gpu_timing.write_cells("rnn_limits_keras_torch", TITLE, done,
+                                                       left, notes(partial=True)))
+ran = _gpu_timing.timed(cells)
 algorithms, problem = _gpu_timing.logged_algorithms(
     [{k: c[k] for k in ("layer", "mode", "precision", "steps", "units", "batch")}
-     for c in cells], timeout=90)
-for cell, algo in zip(cells, algorithms):
+     for c in ran], timeout=90)
+for cell, algo in zip(ran, algorithms):
     cell["algorithm"] = algo
 print(f"{'layer':4} {'mode':9} {'policy':14} {'T/H/B':>12} {'µs/step':>9} {'cuDNN':>5} "
       f"{'compacted':>9}  algorithm (forward; backward) [expected forward]")
-for c in cells:
+for c in ran:
     algo = c["algorithm"] or {}
     seen = "; ".join(f"{a['algo']} {a['math_type']} {a['data_type']}" if a else "-"
                      for a in (algo.get("forward"), algo.get("backward")))
@@ -102,9 +115,4 @@ for c in cells:
           f"[{c['expected']['forward']}]")
 if problem:
     print(f"cuDNN log: {problem}")
-_gpu_timing.write_cells(
-    "rnn_limits_keras_torch", "Keras 3 on PyTorch: per-step time by precision policy", cells,
-    dropped, {"framework": "Keras 3 (PyTorch)", "keras": keras.__version__,
-              "torch": torch.__version__, "torch_cuda": torch.version.cuda,
-              "cudnn": torch.backends.cudnn.version() if on_gpu else None, "gpu": gpu,
-              "cudnn_log_problem": problem})
+_gpu_timing.write_cells("rnn_limits_keras_torch", TITLE, cells, dropped, notes(problem))

@@ -91,19 +91,34 @@ if LOG_CHILD:
 sizes = _gpu_timing.size_list()
 index = {tuple(s.values()): i for i, s in enumerate(sizes)}
 clocks_before = _gpu_timing.gpu_clocks()
-cells, dropped = _gpu_timing.run_sizes(lambda s: conditions(s, index[tuple(s.values())]),
-                                       time_cell, sizes, reserve=20)
+TITLE = "PyTorch nn.LSTM/nn.GRU on cuDNN: per-step time by precision"
+
+
+def notes(problem=None, drift=None, clocks_after=None, partial=False):
+    return {"framework": "PyTorch", "torch": torch.__version__, "torch_cuda": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version() if on_gpu else None,
+            "gpu": gpu, "drift_ms": drift, "cudnn_log_problem": problem,
+            "clocks": {"before": clocks_before, "after": clocks_after},
+            **({"partial": True} if partial else {})}
+
+
+cells, dropped = _gpu_timing.run_sizes(  # written after each size: a stopped run keeps them
+    lambda s: conditions(s, index[tuple(s.values())]), time_cell, sizes, reserve=20,
+    on_size=lambda done, left: _gpu_timing.write_cells("rnn_limits_torch", TITLE, done, left,
+                                                       notes(partial=True)))
+ran = _gpu_timing.timed(cells)
 # The first cell again, at the end: how far the card drifted while this program ran.
 again = time_cell(dict(conditions(sizes[0], 0)[0]))
-drift = {"first": cells[0]["eager"]["median"], "last": again["eager"]["median"]}
+drift = {"first": cells[0]["eager"]["median"] if ran and ran[0] is cells[0] else None,
+         "last": again["eager"]["median"]}
 algorithms, problem = _gpu_timing.logged_algorithms(
     [{k: c[k] for k in ("layer", "mode", "precision", "steps", "units", "batch")}
-     for c in cells], timeout=120)
-for cell, algo in zip(cells, algorithms):
+     for c in ran], timeout=120)
+for cell, algo in zip(ran, algorithms):
     cell["algorithm"] = algo
 print(f"{'layer':4} {'mode':9} {'precision':13} {'T/H/B':>12} {'µs/step':>8} {'graph':>8} "
       f"{'kernels/call':>12}  algorithm (forward; backward), math type [expected]")
-for c in cells:
+for c in ran:
     algo = c["algorithm"] or {}
     seen = "; ".join(f"{a['algo']} {a['math_type']} {a['data_type']}" if a else "-"
                      for a in (algo.get("forward"), algo.get("backward")))
@@ -112,12 +127,7 @@ for c in cells:
           f"{c['steps']:>4}/{c['units']}/{c['batch']:<4} {c['eager_us_per_step']:8.2f} {graph} "
           f"{c['launches_per_call']:12.0f}  {seen or '-'} [{c['expected']['forward']}; "
           f"{c['expected']['backward']}; {c['expected']['math_type']}]")
-print(f"drift: the first cell took {drift['first']:.4g} ms per call, again at the end "
-      f"{drift['last']:.4g} ms" + (f"; cuDNN log: {problem}" if problem else ""))
-_gpu_timing.write_cells(
-    "rnn_limits_torch", "PyTorch nn.LSTM/nn.GRU on cuDNN: per-step time by precision",
-    cells, dropped, {"framework": "PyTorch", "torch": torch.__version__,
-                     "torch_cuda": torch.version.cuda,
-                     "cudnn": torch.backends.cudnn.version() if on_gpu else None,
-                     "gpu": gpu, "drift_ms": drift, "cudnn_log_problem": problem,
-                     "clocks": {"before": clocks_before, "after": _gpu_timing.gpu_clocks()}})
+print(f"drift: the first cell took {drift['first'] or float('nan'):.4g} ms per call, again at "
+      f"the end {drift['last']:.4g} ms" + (f"; cuDNN log: {problem}" if problem else ""))
+_gpu_timing.write_cells("rnn_limits_torch", TITLE, cells, dropped,
+                        notes(problem, drift, _gpu_timing.gpu_clocks()))

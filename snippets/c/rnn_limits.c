@@ -30,7 +30,9 @@
  * max |cuDNN - reference| / max |reference| per array; the tolerances are 1e-4 for FP32 (FMA),
  * 1e-2 for TF32 and FP16, 4e-2 for BF16 (a wrong gate order or layout gives above 0.2). A
  * mismatch is printed at once, the configuration is not timed, and the program exits with 1
- * after writing its files.
+ * after writing its files; in a GPU run with a time budget (BENCH_DEADLINE set) it exits 0, so
+ * that the run keeps every measurement with the mismatch among them (status "mismatch"), and
+ * the GPU test that reads the run's record fails on it.
  *
  * Timing is on the device: CUDA events around back-to-back calls on one stream. Each
  * configuration is warmed up for a time (30 ms), then timed in 7 samples of at least 5 ms each
@@ -2389,7 +2391,7 @@ int main(int argc, char **argv)
     if (any_mismatch) {
         fprintf(stderr, "MISMATCH: some results differ from the CPU reference (listed above; "
                 "status \"mismatch\" in rnn_limits.json)\n");
-        return 1;
+        if (!(until && *until)) return 1; /* a budgeted run keeps them: the record says so */
     }
     if (!opt.dry_run) {
         if (blas) cublas.destroy(blas);

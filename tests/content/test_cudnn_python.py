@@ -75,6 +75,8 @@ def test_frontend_builds_plans_on_a_gpu():
     from pipeline.running import device
     if not device.has_gpu():
         pytest.skip("needs a GPU")
+    # a lent GPU machine has no cudnn-frontend: a skip a GPU run accepts (gpu_run.read_junit)
+    pytest.importorskip("cudnn", reason="needs cudnn-frontend (nvidia-cudnn-frontend)")
     assert "plans built, workspace" in printed("python/frontend_graph.py")
 
 

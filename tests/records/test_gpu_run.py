@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -381,9 +382,9 @@ def test_installing_the_wheels_checks_them_and_what_keras_needs(tmp_path):
 
 def test_a_budgeted_run_keeps_its_budget_and_leaves_an_archive_add_records_takes(
         gpu_box, tmp_path):
-    """--wheels, --budget and --archive together, on a pretend GPU machine: the shared snippet
-    and the GPU tests first, then the others alone in the order asked; a benchmark is told its
-    deadline; one is stopped at the end of the budget, the next is not started."""
+    """--wheels, --budget and --archive together, on a pretend GPU machine: the GPU tests
+    alone, then the shared snippet, then the others alone in the order asked; a benchmark is
+    told its deadline; one is stopped at the end of the budget, the next is not started."""
     root = _project(tmp_path / "project")
     snippets = root / "snippets" / "t"
     (snippets / "b1.py").write_text(
@@ -447,3 +448,61 @@ def test_the_lent_machines_command_as_a_dry_run_on_this_cpu(tmp_path):
     (m,) = records.load_all(tmp_path / "results", REPO / "snippets")
     assert m.data["run"]["dry_run"] is True and m.data["run"]["budget_seconds"] == 240
     assert sorted(r.snippet for r in m.records) == sorted(gpu_run_module.DRY_RUN_SNIPPETS)
+
+
+def test_a_budgeted_run_walks_the_gpu_order_within_its_budget(gpu_box, tmp_path, monkeypatch):
+    """The rehearsal of a lent GPU's run, on this CPU with a pretend GPU: the plan's first
+    benchmarks alone, each told its share of the budget less the tests' slot and stopped soon
+    after it (its data and output kept in the logs); then the GPU tests alone; then the shared
+    snippet; then the rest alone. A second run leaves out what has a current record."""
+    from pipeline.records.gpu_run import record_run, pack
+    from pipeline.records import add_records
+    from pipeline.running import runner
+    monkeypatch.setattr(runner, "SHARE_GRACE", 2)  # 60 s on a GPU: the stop is what is tested
+    root = _project(tmp_path / "project")
+    snippets = root / "snippets" / "t"
+    (snippets / "lead1.py").write_text(  # overruns its share: stopped, its data kept
+        "# snippet: exclusive timeout=300\nimport os, pathlib, time\n"
+        "pathlib.Path(os.environ['SNIPPET_DATA_DIR'], 'size1.json').write_text('{}')\n"
+        "print('measured the first size', flush=True)\ntime.sleep(200)\n")
+    (snippets / "lead2.py").write_text(
+        "# snippet: exclusive\nimport os, time\n"
+        "print('share', round(float(os.environ['BENCH_DEADLINE']) - time.time()))\n")
+    (snippets / "b1.py").write_text("# snippet: exclusive\nprint('after the shared')\n")
+    only = ["t/lead1.py", "t/lead2.py", "t/ok.py", "t/b1.py"]
+    lines, logs, budget = [], tmp_path / "logs", 90  # the provenance comes out of it too
+    started = time.monotonic()
+    status, state = record_run(runner.Project(root), root / "results", only=only, jobs=2,
+                               log=lines.append, budget=budget, logs=logs)
+    took = time.monotonic() - started
+    text = "\n".join(lines)
+    order = ["running t/lead1.py", "running t/lead2.py", "GPU tests (pytest -m gpu) alone",
+             "running t/ok.py", "alone from now on", "running t/b1.py"]
+    where = [text.find(mark) for mark in order]
+    assert -1 not in where and where == sorted(where), (where, text)
+    assert took < budget + 10, took
+    run = state["run"]
+    slot = gpu_run_module.TESTS_SHARE * budget
+    # lead1's share: the budget less the tests' slot, over the three measuring snippets
+    stopped = float(re.search(r"stopped after (\d+) s", run["failed"]["t/lead1.py"]).group(1))
+    assert stopped <= (budget - slot) / 3 + 2 + 1, run["failed"]
+    assert (logs / "t" / "lead1.py.data" / "size1.json").is_file()
+    assert "measured the first size" in (logs / "t" / "lead1.py.log").read_text()
+    share = int(next(r for r in records.load_all(root / "results", root / "snippets")[0].records
+                     if r.snippet == "t/lead2.py").data["stdout"].split()[-1])
+    assert 0 < share <= (budget - slot - stopped) / 2 + 1, share
+    assert run["gpu_tests"]["passed"] == 1 and "1 passed" in (logs / "gpu-tests.log").read_text()
+    assert sorted(run["recorded"]) == ["t/b1.py", "t/lead2.py", "t/ok.py"]
+    # the archive carries the logs; add_records reads past them and says where they are
+    archive = tmp_path / "records.tar.gz"
+    pack(runner.Project(root), root / "results", state["slug"], archive, False, logs)
+    added = add_records.add(archive, root, results=tmp_path / "check")
+    assert any("the run's logs" in line and "test-card/logs" in line for line in added), added
+    assert not (tmp_path / "check" / "test-card" / "logs").exists()
+    # again: what has a current record for this machine is left out, and kept as recorded
+    lines.clear()
+    status, state = record_run(runner.Project(root), root / "results", jobs=2, log=lines.append,
+                               only=["t/ok.py", "t/lead2.py"], budget=budget, tests=False)
+    assert "2 snippet(s) with a current record for this machine are left out" in lines[0], lines
+    assert not any("running t/" in line for line in lines), lines
+    assert {"t/ok.py", "t/lead2.py"} <= set(state["run"]["recorded"])
