@@ -129,7 +129,7 @@ add-records: $(SITE_STAMP)
 endif
 
 # The version matrix (pipeline/records/versions.py): the criteria rules on every Keras 3 release with
-# each backend, tf-keras 2.14 to 2.21 and PyTorch 2.13 and 2.14.1, each in its own environment
+# each backend, tf-keras 2.14 to 2.21 and PyTorch 2.13, 2.14.1 and 2.15.0, each in its own environment
 # under .cache/versions/ (installed from the package registry: about 25 GB and 40 minutes the
 # first time, minutes after), recorded under results/versions/. Resumable; CPU only (a GPU is
 # pretended). VERSIONS_ARGS="--only keras-3.0.0-tensorflow" runs one cell, "--list" lists them.

@@ -27,7 +27,7 @@ naming it:
   names a fix one release too early (Keras 3.11.0 for a bug that 3.11.3 still shows) fails.
 
 Which rows the matrix answers: it asks, of every Keras 3 release on each backend, whether its
-cuDNN path is taken for a list of layers, and of PyTorch 2.13 and 2.14.1 what torch.compile does
+cuDNN path is taken for a list of layers, and of each PyTorch release run what torch.compile does
 with nn.LSTM (snippets/versions/). Two rows are such questions: Bidirectional dropping
 use_cudnn=False (Keras on TensorFlow) and torch.compile leaving the code after an LSTM uncompiled.
 The other bugs are errors, shapes and states that no case of the matrix asks about.

@@ -1,5 +1,5 @@
 """The version matrix: the criteria rules asked of every Keras 3 release on each backend, of
-tf-keras with its TensorFlow, and of two PyTorch releases.
+tf-keras with its TensorFlow, and of three PyTorch releases (2.15.0, newer than the pinned one).
 
     python -m pipeline.versions                 # every cell without a current record (resumable)
     python -m pipeline.versions --only keras-3.0.0-tensorflow keras-3.0.1-tensorflow
@@ -62,7 +62,7 @@ TF_KERAS = {"2.14": ("2.14.1", "2.14.1"), "2.15": ("2.15.1", "2.15.1"),
             "2.16": ("2.16.2", "2.16.0"), "2.17": ("2.17.1", "2.17.0"),
             "2.18": ("2.18.1", "2.18.0"), "2.19": ("2.19.1", "2.19.0"),
             "2.20": ("2.20.0", "2.20.1"), "2.21": ("2.21.0", "2.21.0")}  # TF, tf-keras
-TORCH = ("2.13.0+cpu", "2.14.1")
+TORCH = ("2.13.0+cpu", "2.14.1", "2.15.0")
 KERAS_TORCH = "2.14.1"  # the PyTorch every Keras release runs on here (the project's pin)
 # (first Keras minor, TensorFlow minor): the newest TensorFlow whose requirements accept it.
 _TF_FOR_KERAS = ((12, "2.21"), (10, "2.20"), (5, "2.19"), (2, "2.17"), (0, "2.16"))
