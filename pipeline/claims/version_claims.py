@@ -9,6 +9,9 @@ In a page:
   <!-- releases: BACKEND CASE OUTCOME --> "3.4 to 3.8": the Keras releases run that give it
   <!-- run-range: BACKEND -->             "3.0.0 to 3.15.1": the Keras releases run (BACKEND
                                           pytorch: the PyTorch releases run)
+  <!-- newest-run -->                     the newest release of each library run, and when
+                                          (`python -m pipeline.release_watch` lists what the
+                                          registry holds newer)
   <!-- version-claims --> ... <!-- /version-claims -->
                                           a region (a table, a diagram) whose Keras versions must
                                           all come from markers: one written by hand fails the
@@ -32,6 +35,7 @@ SINCE = re.compile(r"<!--\s*(since|releases):\s*([\w-]+)\s+(\w+)\s+([\w-]+)\s*--
 RUN_RANGE = re.compile(r"<!--\s*run-range:\s*([\w-]+)\s*-->")
 TABLE = re.compile(r"<!--\s*versions-table\s*-->")
 TORCH_TABLE = re.compile(r"<!--\s*torch-versions-table\s*-->")
+NEWEST = re.compile(r"<!--\s*newest-run\s*-->")
 REGION = re.compile(r"<!--\s*version-claims\s*-->(.*?)<!--\s*/version-claims\s*-->", re.S)
 ANY_MARKER = re.compile(r"<!--.*?-->", re.S)
 # A Keras 3 version written by hand: 3.4, 3.0.1 (not 2.13, 9.13 or 3.11.7's Python).
@@ -397,6 +401,28 @@ def unbacked(markdown: str, where: str) -> list[str]:
     return found
 
 
+NEWEST_WORDS = {"en": "{library} {version} (run on {date})",
+                "es": "{library} {version} (ejecutada el {date})"}
+
+
+def newest_runs(runs: list[Run], lang: str) -> str:
+    """"Keras 3.15.1 (run on 2026-11-26), tf-keras 2.21.0 (...), PyTorch 2.15.0 (...)": the
+    newest release of each library the matrix ran, with the date of its newest record."""
+    names = {"keras": "Keras", "tf-keras": "tf-keras", "torch": "PyTorch"}
+    shown = []
+    for library, name in names.items():
+        mine = [r for r in runs if r.library == library and r.version]
+        if not mine:
+            continue
+        top = max(mine, key=lambda r: _key(r.version))
+        date = max(r.date for r in mine if r.version == top.version)[:10]
+        shown.append(NEWEST_WORDS[lang].format(library=name, version=top.version.split("+")[0],
+                                               date=date) + ("*" if top.stale else ""))
+    if not shown:
+        raise ClaimError("<!-- newest-run -->: no release on record (`make versions`)")
+    return ", ".join(shown)
+
+
 def render(markdown: str, runs: list[Run], lang: str, where: str) -> str:
     """The page with every marker replaced; ClaimError names the first claim nothing backs."""
     problems = unbacked(markdown, where)
@@ -422,4 +448,5 @@ def render(markdown: str, runs: list[Run], lang: str, where: str) -> str:
     markdown = RUN_RANGE.sub(run_range, markdown)
     markdown = TABLE.sub(lambda m: table(runs, lang), markdown)
     markdown = TORCH_TABLE.sub(lambda m: torch_table(runs, lang), markdown)
+    markdown = NEWEST.sub(lambda m: newest_runs(runs, lang), markdown)
     return REGION.sub(lambda m: m.group(1), markdown)
