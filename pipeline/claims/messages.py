@@ -10,7 +10,8 @@ Each entry is the exact text and one backing, which the build checks (CONTRIBUTI
            this build's run of that snippet printed it
   record:  {backend: torch, case: lstm_cudnn_body}
            a release of the version matrix (results/versions/) printed it for that case;
-           <!-- message-releases: ID --> then names those releases
+           <!-- message-releases: ID --> then names those releases. Backend `pytorch`: the
+           PyTorch releases run (nn.LSTM itself, snippets/versions/torch_rnn.py)
   quoted:  {url: https://github.com/OWNER/REPO/issues/N, release: "jaxlib 0.4.30"}
            seen only in that thread (or a source file at that release): the page shows it as
            quoted from there, with the release, and links the thread
@@ -53,10 +54,12 @@ WORDS = {
     "en": {"in": "In {library} {version}, installed here",
            "output": "Printed by {snippet}, as run here",
            "record": "Printed by Keras {releases} on {backend}, as run here",
+           "record_pytorch": "Printed by PyTorch {releases}, as run here",
            "quoted": "Quoted from {source}, {release}"},
     "es": {"in": "En {library} {version}, instalado aquí",
            "output": "Impreso por {snippet}, ejecutado aquí",
            "record": "Impreso por Keras {releases} con {backend}, ejecutado aquí",
+           "record_pytorch": "Impreso por PyTorch {releases}, ejecutado aquí",
            "quoted": "Citado de {source}, {release}"},
 }
 # How a page names an installed package, and the distribution that holds its version.
@@ -215,12 +218,20 @@ def check_output(msg: Message, outputs: dict[str, str]) -> str:
     return ""
 
 
-def record_runs(msg: Message, runs) -> list:
-    """The Keras releases of the version matrix whose record of the case printed the message."""
+def matrix_runs(runs, backend: str) -> list:
+    """The releases of the version matrix a `record` message's backend names, oldest first:
+    Keras's on that backend, or PyTorch's (`pytorch`)."""
     from pipeline.claims.version_claims import keras_runs
+    if backend == "pytorch":
+        return [r for r in runs if r.library == "torch"]
+    return keras_runs(runs, backend)
+
+
+def record_runs(msg: Message, runs) -> list:
+    """The releases of the version matrix whose record of the case printed the message."""
     frags = msg.fragments()
     found = []
-    for run in keras_runs(runs, msg.detail["backend"]):
+    for run in matrix_runs(runs, msg.detail["backend"]):
         said = json.dumps(run.cases.get(msg.detail["case"], {}), ensure_ascii=False)
         if all(json.dumps(f, ensure_ascii=False)[1:-1] in said for f in frags):
             found.append(run)
@@ -256,6 +267,8 @@ def title(msg: Message, lang: str, runs) -> str:
     if msg.backing == "output":
         # the program as a reader saves it: the runner saves it under its file's name
         return w["output"].format(snippet=Path(msg.detail).name)
+    if msg.backing == "record" and msg.detail["backend"] == "pytorch":
+        return w["record_pytorch"].format(releases=release_text(msg, runs, lang))
     if msg.backing == "record":
         return w["record"].format(releases=release_text(msg, runs, lang),
                                   backend=BACKEND_NAMES.get(msg.detail["backend"],
@@ -264,12 +277,14 @@ def title(msg: Message, lang: str, runs) -> str:
 
 
 def release_text(msg: Message, runs, lang: str) -> str:
-    from pipeline.claims.version_claims import keras_runs, runs_of, WORDS as VWORDS
-    every = keras_runs(runs, msg.detail["backend"])
+    from pipeline.claims.version_claims import runs_of, WORDS as VWORDS
+    every = matrix_runs(runs, msg.detail["backend"])
     hits = {id(r) for r in record_runs(msg, runs)}
     spans = runs_of([id(r) in hits for r in every])
 
     def short(i: int) -> str:  # 3.13 for 3.13.2, as the versions table names a release
+        if msg.detail["backend"] == "pytorch":  # PyTorch's table names the whole release
+            return every[i].version.split("+")[0]
         return ".".join(every[i].version.split(".")[:2])
     to = VWORDS.get(lang, VWORDS["en"])["to"]
     stale = "*" if any(every[i].stale for a, b in spans for i in range(a, b + 1)) else ""
