@@ -330,6 +330,55 @@ def fact_cell_loop(machines, lang):
     return _each(machines, rel, lang, ("torch",), say, sizes)
 
 
+LEVEL = 0.05  # CPU time / GPU time within 5 % of 1: neither device is faster
+
+
+def fact_crossover(machines, lang):
+    """Where the CPU beat the GPU on a small LSTM, per mode and batch, from the record's data:
+    what a reader with a small model asks, in the prose of both languages."""
+    rel = "benchmarks/cpu_gpu_crossover.py"
+
+    def say(r, who):
+        data = _data(r, "cpu_gpu_crossover.json")
+        shape = _find(r"\((\d+ steps, \d+ features)", data["title"], rel).group(1)
+        rows = [(row["mode"], row["batch"], row["x"], row["median"]) for row in data["results"]]
+        cpu = data["provenance"].get("cpu_model", "?")
+        threads = data.get("cpu_threads") or data["provenance"].get("cpu_cores", "?")
+        es = lang == "es"
+        mode_words = {"train": "un paso de entrenamiento" if es else "a training step",
+                      "inference": "inferencia" if es else "inference"}
+
+        def places(test) -> list[str]:
+            found = {}
+            for mode, batch, units, value in rows:
+                if test(value):
+                    found.setdefault((mode, batch), []).append(str(units))
+            unit = "unidades" if es else "units"
+            return [f"{mode_words[m]}, {'lote' if es else 'batch'} {b}: {_join(u, lang)} {unit}"
+                    for (m, b), u in sorted(found.items(),  # by batch, training first
+                                            key=lambda kv: (kv[0][1], kv[0][0] != "train"))]
+        cpu_faster = places(lambda v: v < 1 - LEVEL)
+        level = places(lambda v: 1 - LEVEL <= v <= 1 + LEVEL)
+        low, high = min(v for *_, v in rows), max(v for *_, v in rows)
+        spread = (f"tiempo de CPU / tiempo de GPU de {ratio(low, lang)} a {ratio(high, lang)}"
+                  if es else f"CPU time / GPU time from {ratio(low, lang)} to {ratio(high, lang)}")
+        none = "en ningún tamaño" if es else "at no size"
+        if es:
+            return (f"En {who}, frente a su CPU ({cpu}, {threads} hilos), con una LSTM de "
+                    f"{shape.replace('steps', 'pasos').replace('features', 'entradas')} (no se "
+                    f"midió ninguna GRU): la CPU fue más rápida en "
+                    f"{'; '.join(cpu_faster) if cpu_faster else none}"
+                    + (f"; ninguna fue más rápida (a menos del 5 %) en {'; '.join(level)}"
+                       if level else "")
+                    + f"; la GPU, en todo lo demás ({spread}).")
+        return (f"On {who}, against its own CPU ({cpu}, {threads} threads), on an LSTM of "
+                f"{shape} (no GRU was timed): the CPU was faster in "
+                f"{'; '.join(cpu_faster) if cpu_faster else none}"
+                + (f"; neither was faster (within 5 %) in {'; '.join(level)}" if level else "")
+                + f"; the GPU everywhere else ({spread}).")
+    return _each(machines, rel, lang, ("torch",), say)
+
+
 TF32_OFF = "torch.backends.cudnn.allow_tf32 = False"
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 
@@ -512,6 +561,7 @@ FACTS: dict[str, Callable[[list, str], str]] = {
     "longest-sequence": fact_longest_sequence,
     "packing-cost": fact_packing_cost,
     "cell-loop": fact_cell_loop,
+    "crossover": fact_crossover,
     "stateful-torch": fact_stateful_torch,
     "one-cudnn-wheel": fact_one_cudnn_wheel,
     "gpus": fact_gpus,

@@ -176,3 +176,21 @@ def test_each_gpu_answer_states_the_runs_figures_in_its_prose_in_both_languages(
             text = " ".join(prose)
             assert any(g in text for g in gpus), (lang, answer)
             assert re.search(r"\d[.,]\d", text), (lang, answer)  # a figure of the run
+
+
+def test_the_crossover_names_each_size_where_the_cpu_was_faster(on_record):
+    """Read here from the record's data: every (mode, batch, units) whose CPU time / GPU time
+    was under 0.95 is named as the CPU's, and the sentence says the run timed an LSTM only."""
+    rec = records.for_snippet(on_record, "benchmarks/cpu_gpu_crossover.py")[0]
+    data = json.loads((rec.data_dir / "cpu_gpu_crossover.json").read_text())
+    rows = data["results"]
+    text = gpu_facts.FACTS["crossover"](on_record, "en")
+    said = text.split("the CPU was faster in ", 1)[1].split("; neither", 1)[0]
+    for row in rows:
+        units = f"{row['x']}"
+        where = f"batch {row['batch']}:"
+        part = next((p for p in said.split("; ") if (row["mode"] == "train") == p.startswith(
+            "a training step") and where in p), "")
+        assert (row["median"] < 0.95) == bool(re.search(rf"\b{units}\b", part.split(":")[-1])), \
+            (row["mode"], row["batch"], row["x"], row["median"], text)
+    assert "no GRU was timed" in text and data["provenance"]["cpu_model"] in text
