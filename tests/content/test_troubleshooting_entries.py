@@ -84,3 +84,26 @@ def test_the_amd_entry_reads_the_installed_pytorch_as_a_cuda_build_without_miope
                         ("es", "Ninguna GPU de AMD ha ejecutado nada aquí.")):
         text = section(lang, "amd-rocm")
         assert words in text and link in text and "torch.backends.cudnn.enabled = False" in text
+
+
+def test_the_rocm_keras_entry_is_what_tf_keras_and_keras_3_do():
+    """#rocm-keras: tf-keras's own check, asked with TensorFlow saying ROCm, sends a right-padded
+    batch to the generic loop (the program's output); Keras 3's TensorFlow backend decides on a
+    mask without asking which build it runs on, and both reorder the LSTM's gates for MIOpen."""
+    out = printed("troubleshooting/rocm_keras_mask.py")
+    assert re.search(r"right-padded\s+CUDA build: True\s+ROCm build: False", out), out
+    assert re.search(r"no padding\s+CUDA build: True\s+ROCm build: True", out), out
+    import inspect
+    keras3 = importlib.import_module("keras.src.backend.tensorflow.rnn")
+    for decides in (keras3.cudnn_ok, keras3.lstm, keras3._assert_valid_mask,
+                    keras3._is_sequence_right_padded):
+        assert "rocm" not in inspect.getsource(decides).lower(), decides.__name__
+    reorder = "(0, 1, 3, 2, 4, 5, 7, 6)"
+    assert "is_rocm_build" in inspect.getsource(keras3._cudnn_lstm)
+    assert reorder in inspect.getsource(keras3._cudnn_lstm)
+    tf_keras_lstm = (_folder("tf_keras") / "src/layers/rnn/lstm.py").read_text()
+    assert "is_rocm_build" in tf_keras_lstm and reorder in tf_keras_lstm
+    for lang in ("en", "es"):
+        text = section(lang, "rocm-keras")
+        assert "<!-- output: troubleshooting/rocm_keras_mask.py -->" in text
+        assert "tf-keras 2.21.0" in text
