@@ -17,6 +17,8 @@ checkout's HEAD (committed work only), its set-up from empty package caches (the
 `make test` needs: .venv from the pinned requirements, the Node packages), then `make test`;
 it prints the set-up, the snippets that run first, the tests after them and the total, against
 CI's limit of 15 minutes, each test module's span as above, and the tests that failed, if any.
+Both modes print the seconds per reader page and per listed thread (content_units): the cost of
+a unit of content, which a change that makes CI grow with the content shows.
 
     python benchmarks/ci_time.py            # snippets only (about 5 minutes on 2 cores)
     python benchmarks/ci_time.py --tests    # and the test suite (about 15 more)
@@ -134,8 +136,28 @@ def test_figures(tmp: Path) -> int:
     print_timeline(tmp)
     print(f"pytest wall time       {wall:7.1f} s   (exit {proc.returncode}: "
           f"{proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else 'no output'})")
+    print_cost_per_unit(root, wall, wall)
     print_failures(proc.stdout)
     return 0 if proc.returncode == 0 else 1
+
+
+def content_units(root: Path) -> dict[str, int]:
+    """What the suite's cost grows with: the reader pages (each source page of docs/, each
+    language), and the listed threads (data/threads.yml), whose pasted lines the search tests
+    try in both languages."""
+    import yaml
+    pages = [p for p in (root / "docs").rglob("*") if p.suffix in (".md", ".ipynb")
+             and "diagrams" not in p.parts]
+    threads = yaml.safe_load((root / "data" / "threads.yml").read_text(encoding="utf-8")) or []
+    return {"reader page": len(pages), "listed thread": len(threads)}
+
+
+def print_cost_per_unit(root: Path, tests_seconds: float, total_seconds: float) -> None:
+    """Seconds per unit of content, so that a change that makes them grow shows in its run."""
+    for what, n in content_units(root).items():
+        if n:
+            print(f"per {what + ' (' + str(n) + ')':26} {tests_seconds / n:6.1f} s of tests, "
+                  f"{total_seconds / n:6.1f} s in all")
 
 
 CI_LIMIT = 15 * 60  # seconds: CI must finish within 15 minutes
@@ -182,6 +204,7 @@ def clone_figures(tmp: Path) -> int:
     total = end - start
     print(f"total                      {total:7.1f} s   (limit {CI_LIMIT} s: "
           f"{'met' if total <= CI_LIMIT else 'MISSED'}; make test exit {proc.returncode}: {last})")
+    print_cost_per_unit(clone, end - (snippets_end or tests_start), total)
     print_timeline(tmp)
     print_failures(proc.stdout)
     return 0 if proc.returncode == 0 else 1
