@@ -435,10 +435,11 @@ def test_the_lent_machines_command_as_a_dry_run_on_this_cpu(tmp_path):
     wheels = _installed_as_wheels(tmp_path / "wheels")
     archive = tmp_path / "out" / "records.tar.gz"
     env = {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
+    logs = tmp_path / "out" / "logs"
     proc = subprocess.run([sys.executable, "-m", "pipeline.gpu_run", "--dry-run", "--budget",
-                           "240", "--wheels", str(wheels), "--archive", str(archive),
-                           "--results", str(tmp_path / "results")], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=300)
+                           "240", "--wheels", str(wheels), "--logs", str(logs), "--archive",
+                           str(archive), "--results", str(tmp_path / "results")], cwd=REPO,
+                          env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith("wheels: Keras ")
     # With the carried packages, nothing comes from this checkout's cache: the snippets ran.
@@ -448,6 +449,13 @@ def test_the_lent_machines_command_as_a_dry_run_on_this_cpu(tmp_path):
     (m,) = records.load_all(tmp_path / "results", REPO / "snippets")
     assert m.data["run"]["dry_run"] is True and m.data["run"]["budget_seconds"] == 240
     assert sorted(r.snippet for r in m.records) == sorted(gpu_run_module.DRY_RUN_SNIPPETS)
+    # each program's output comes back beside the archive, and inside it as MACHINE/logs/
+    kept = sorted(p.relative_to(logs).as_posix() for p in logs.rglob("*.log"))
+    assert kept == sorted(f"{rel}.log" for rel in gpu_run_module.DRY_RUN_SNIPPETS), kept
+    import tarfile
+    with tarfile.open(archive) as tar:
+        packed = {n.split("/", 1)[1] for n in tar.getnames() if "/logs/" in n and n.endswith(".log")}
+    assert {f"logs/{k}" for k in kept} <= packed, packed
 
 
 def test_a_budgeted_run_walks_the_gpu_order_within_its_budget(gpu_box, tmp_path, monkeypatch):
