@@ -141,10 +141,13 @@ TITLED_EMBED = re.compile(r'^[ \t]*```\w*[^\n]*\btitle="snippets/([^" ]+)([^"]*)
 SECTION_MARKER = re.compile(r"-+8<-+[ \t]+\[[ \t]*(start|end)[ \t]*:[ \t]*([a-z][-_0-9a-z]*)[ \t]*\]")
 
 
-def titled_embeds(url: str) -> list[tuple[str, str, str]]:
+def titled_embeds(url: str, lang: str = "en") -> list[tuple[str, str, str]]:
     """(title file, what the title adds, embed reference) of every code block
-    `title="snippets/F…"` that embeds F, collapsed or not."""
-    text = SOURCES[url].read_text(encoding="utf-8")
+    `title="snippets/F…"` that embeds F, collapsed or not, in the page's source in `lang`."""
+    source = SOURCES[url]
+    if lang == "es":  # the Spanish twin: its titles add words in Spanish
+        source = source.with_name(source.name.removesuffix(".md") + ".es.md")
+    text = source.read_text(encoding="utf-8")
     return [(title, rest, ref) for title, rest, ref in TITLED_EMBED.findall(text)
             if ref.partition(":")[0] == title]
 

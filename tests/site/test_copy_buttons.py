@@ -19,7 +19,7 @@ def test_copy_button_copies_exactly_the_snippet(open_tab, lang, url):
     alone (no path under snippets/): its copy button puts on the clipboard the snippet's text
     (see snippet_text for exactly what is compared), or for a Python file the whole program the
     build ran (executed_program). Blocks in collapsed blocks are opened first."""
-    path, blocks = path_of(lang, url), titled_embeds(url)
+    path, blocks = path_of(lang, url), titled_embeds(url, lang)
     assert blocks, f"{path}: no titled snippet block to copy from"
     tab = open_tab(path, clipboard=True)
     page = tab.page
