@@ -13,7 +13,6 @@ exit 2.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import subprocess
@@ -22,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
+
+from pipeline.records.gpu_run import Parser  # one clear line and exit 2 on a bad argument
 
 RESULTS = Path("results") / "versions"
 
@@ -118,14 +119,8 @@ def lines(results: Path, only: list[str] | None = None, index_url: str | None = 
     return out
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one clear line, exit 2
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        sys.exit(2)
-
-
 def main(argv: list[str] | None = None) -> int:
-    ap = _Parser(prog="release_watch", description=__doc__.splitlines()[0])
+    ap = Parser(prog="release_watch", description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=Path, default=RESULTS,
                     help="the version matrix's records (default: results/versions)")
     ap.add_argument("--only", nargs="+", metavar="NAME", choices=[w.registry for w in WATCHED],
