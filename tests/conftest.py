@@ -189,7 +189,8 @@ def this_runs_record(rel: str, data_file: str) -> tuple[dict, str] | None:
     elsewhere, or when the run has none. A GPU test then checks the run's own measurements
     instead of running the program a second time in the lent machine's minutes."""
     import json
-    folder = os.environ.get("GPU_RUN_RECORDS")
+    from pipeline.records.gpu_run import RUN_RECORDS  # the variable's name, set in one place
+    folder = os.environ.get(RUN_RECORDS)
     if not folder:
         return None
     record = Path(folder) / "snippets" / rel
