@@ -3,10 +3,14 @@
   <!-- cudnn-status: FAMILY -->   the installed cuDNN's status codes of that family, read from its
                                   header, with the site's advice (pipeline/claims/cudnn_status.py,
                                   data/cudnn_status.yml)
+  <!-- library-messages: LIBRARY --> every message the recurrent-layer code of the installed
+                                  library can raise or warn, with the site's row for it
+                                  (pipeline/claims/library_messages.py, data/library_messages.yml)
 
 This hook runs before pipeline/pages/hooks/build.py (mkdocs.yml lists it first), so what it draws is
 checked like the rest of the page (release numbers, quotations). `mkdocs build` fails on a
-problem (a code of the header the data lacks, or the reverse); `mkdocs serve` logs it.
+problem (a code of the header the data lacks, a message of a library the data lacks, or the
+reverse); `mkdocs serve` logs it.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from pipeline.claims import cudnn_status  # noqa: E402
+from pipeline.claims import cudnn_status, library_messages  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.generated_sections")
 _state = {"command": "build"}
@@ -35,6 +39,11 @@ def on_page_markdown(markdown, page, config, files):
         markdown, problems = cudnn_status.render(markdown, lang, root)
     except cudnn_status.StatusError as e:
         problems = [str(e)]
+    try:
+        markdown, more = library_messages.render(markdown, lang, root)
+    except library_messages.LibraryMessagesError as e:
+        more = [str(e)]
+    problems = problems + more
     if problems:
         message = "\n".join(f"{page.file.src_uri}: {p}" for p in problems)
         if _state["command"] == "serve":
