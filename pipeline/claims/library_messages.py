@@ -49,10 +49,11 @@ PERCENT = re.compile(r"%(?:\(\w+\))?[-#0 +]*\d*(?:\.\d+)?[sdrifgxXeEc]")
 
 WORDS = {
     "en": {"when": "when", "in": "in", "runs": "when it runs", "also": "also",
-           "do": "What to do:", "see": "the full answer", "source": "Read from {name} {version}"},
+           "do": "What to do:", "see": "the full answer", "source": "Read from {name} {version}",
+           "under": "in {folder}"},
     "es": {"when": "cuando", "in": "en", "runs": "al ejecutarse", "also": "también",
            "do": "Qué hacer:", "see": "la respuesta completa",
-           "source": "Leído de {name} {version}"},
+           "source": "Leído de {name} {version}", "under": "en {folder}"},
 }
 
 
@@ -397,9 +398,24 @@ def problems(found: dict[str, Message], data: dict[str, dict]) -> list[str]:
     return out
 
 
+# Each library's source at the installed release, where a reader can read a message's code.
+SOURCE_URLS = {
+    "keras": "https://github.com/keras-team/keras/blob/v{version}/{file}#L{line}",
+    "tf_keras": "https://github.com/keras-team/tf-keras/blob/v{version}/{file}#L{line}",
+    "torch": "https://github.com/pytorch/pytorch/blob/v{version}/{file}#L{line}",
+    "jax": "https://github.com/jax-ml/jax/blob/jax-v{version}/{file}#L{line}",
+}
+
+
 def installed_release(library: str) -> str:
+    """The installed release, without a local build tag (2.14.1 for 2.14.1+cu130)."""
     from importlib.metadata import version
-    return version(NAMES[library][1])
+    return version(NAMES[library][1]).split("+")[0]
+
+
+def source_url(library: str, place: Place) -> str:
+    return SOURCE_URLS[library].format(version=installed_release(library), file=place.file,
+                                       line=place.line)
 
 
 def _code(text: str) -> str:
@@ -410,18 +426,28 @@ def _code(text: str) -> str:
     return "`" * ticks + pad + text + pad + "`" * ticks
 
 
-def _where(places: list[Place], lang: str) -> str:
+def _folder(library: str) -> str:
+    """The folder all of a library's read files are in (keras/src/): places are named from it."""
+    import os
+    root, files = source_files(library)
+    return os.path.commonpath([f.parent.relative_to(root).as_posix() for f in files]) + "/"
+
+
+def _where(library: str, places: list[Place], lang: str) -> str:
+    """The kind, the function and the library's condition, then each place, linked to the
+    library's source at the installed release."""
     w = WORDS[lang]
     first = places[0]
     line = f"`{first.kind}` {w['in']} `{first.function}`"
     if first.trigger:
         trigger = first.trigger if len(first.trigger) <= 140 else first.trigger[:137] + "..."
         line += f", {w['when']} {_code(trigger)}"
-    files = {}
+    links, previous, folder = [], None, _folder(library)
     for p in places:
-        files.setdefault(p.file, []).append(str(p.line))
-    where = "; ".join(f"`{f}:{','.join(lines)}`" for f, lines in files.items())
-    return f"{line} ({where})"
+        label = f":{p.line}" if p.file == previous else f"{p.file.removeprefix(folder)}:{p.line}"
+        links.append(f"[`{label}`]({source_url(library, p)})")
+        previous = p.file
+    return f"{line} ({', '.join(links)})"
 
 
 def render_library(library: str, messages: list[Message], data: dict[str, dict], lang: str) -> str:
@@ -431,8 +457,12 @@ def render_library(library: str, messages: list[Message], data: dict[str, dict],
     w = WORDS[lang]
     name = NAMES[library][0]
     rows = [m for m in messages if m.library == library and "left_out" not in data.get(m.id, {})]
+    folder = _folder(library)
+    package = SOURCES[library][0]
     out = [w["source"].format(name=name, version=installed_release(library)) + ": "
-           + ", ".join(f"`{g}`" for g in SOURCES[library][1]) + "."]
+           + ", ".join(f"`{(package + '/' + g).removeprefix(folder)}`"
+                       for g in SOURCES[library][1])
+           + " " + w["under"].format(folder=f"`{folder}`") + "."]
     for m in rows:
         row = data.get(m.id)
         if row is None:
@@ -440,14 +470,15 @@ def render_library(library: str, messages: list[Message], data: dict[str, dict],
         advice = " ".join(row[lang].split())
         if row.get("see"):
             advice += f" [{w['see'].capitalize()}]({row['see']})."
-        out.append(f"### {_code(m.text)} {{ #{m.id} }}\n\n{_where(m.places, lang)}. "
+        out.append(f"### {_code(m.text)} {{ #{m.id} }}\n\n{_where(library, m.places, lang)}. "
                    f"**{w['do']}** {advice}")
     return "\n\n".join(out)
 
 
 def render_left_out(messages: list[Message], data: dict[str, dict], lang: str) -> str:
     """The messages left out, each with its reason."""
-    items = [f"- {NAMES[m.library][0]}: {_code(m.text)}: "
+    items = [f"- {NAMES[m.library][0]}: {_code(m.text)} "
+             f"([`{m.places[0].file}:{m.places[0].line}`]({source_url(m.library, m.places[0])})): "
              f"{' '.join(data[m.id]['left_out'][lang].split())}"
              for m in messages if "left_out" in data.get(m.id, {})]
     return "\n".join(items)
