@@ -78,7 +78,7 @@ BUDGET_PLAN = (
     "troubleshooting/cuda_graph.py", "troubleshooting/long_sequence.py",
     "python/torch_cudnn.py", "python/frontend_graph.py", "python/ran_on_cudnn_torch.py",
     "python/ran_on_cudnn_jax.py", "python/ran_on_cudnn_tensorflow.py",
-    "c/version.c", "c/lstm_train.c", "c/lstm_v8.c", "c/conv_v7.c", "c/conv_graph.c",
+    "c/version.c", "c/lstm_train.c", "c/lstm_v8.c", "c/gru_v8.c", "c/conv_v7.c", "c/conv_graph.c",
     "benchmarks/cudnn_speedup_tf_keras.py", "benchmarks/cudnn_speedup_keras_tensorflow.py",
     "benchmarks/cudnn_speedup_torch.py", "benchmarks/cudnn_speedup_keras_torch.py",
     "benchmarks/cudnn_speedup_keras_jax.py", "benchmarks/packed_sequence.py",
