@@ -526,6 +526,153 @@ def test_training_program_reports_every_gradient_within_tolerance_on_a_gpu(built
     assert all(float(v) <= tol for v in reported.values()), r.stdout
 
 
+# --- the GRU program: its CPU reference against PyTorch's autograd and Keras's GRU ---------------
+
+GRU_RESULTS = ("y", "hT", "dx", "dh0", "dW", "dR", "dbW", "dbR")
+# What gru_v8 compares on a GPU: the inference pass's y and hT, then the training step's results.
+GRU_GPU_CHECKS = ("y inference", "hT inference", *GRU_RESULTS)
+
+
+def _gru_reference(binary: Path) -> dict:
+    r = run(binary, "--cpu-reference")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def _torch_gru_training(d: dict, gate_order=(0, 1, 2)) -> dict:
+    """The GRU program's results from PyTorch's nn.GRU: the forward pass, then the gradients of
+    L = sum(y * dy) + sum(hT * dhy), by autograd, in float64. Weights are read in cuDNN's
+    linLayerID order (r, z, n); `gate_order` puts them in another (and the gradients back)."""
+    import torch
+    T, B, IN, H = d["T"], d["B"], d["IN"], d["H"]
+    order = list(gate_order)
+    t = lambda key, *shape: torch.tensor(d[key], dtype=torch.float64).reshape(*shape)  # noqa: E731
+    gru = torch.nn.GRU(IN, H).double()
+    with torch.no_grad():
+        gru.weight_ih_l0.copy_(t("W", 3, H, IN)[order].reshape(3 * H, IN))
+        gru.weight_hh_l0.copy_(t("R", 3, H, H)[order].reshape(3 * H, H))
+        gru.bias_ih_l0.copy_(t("bW", 3, H)[order].reshape(-1))
+        gru.bias_hh_l0.copy_(t("bR", 3, H)[order].reshape(-1))
+    x, h0 = t("x", T, B, IN).requires_grad_(), t("h0", 1, B, H).requires_grad_()
+    y, h = gru(x, h0)
+    ((y * t("dy", T, B, H)).sum() + (h * t("dhy", 1, B, H)).sum()).backward()
+    back = np.argsort(order)
+
+    def grad(param, *shape):
+        return param.grad.numpy().reshape(*shape)[back].reshape(-1)
+    return {"y": y.detach().numpy().reshape(-1), "hT": h.detach().numpy().reshape(-1),
+            "dx": x.grad.numpy().reshape(-1), "dh0": h0.grad.numpy().reshape(-1),
+            "dW": grad(gru.weight_ih_l0, 3, H, IN), "dR": grad(gru.weight_hh_l0, 3, H, H),
+            "dbW": grad(gru.bias_ih_l0, 3, H), "dbR": grad(gru.bias_hh_l0, 3, H)}
+
+
+def _gru_difference(d: dict, want: dict, keys=GRU_RESULTS) -> tuple[float, str]:
+    return max((float(np.abs(np.array(d[k]) - want[k]).max()), k) for k in keys)
+
+
+def test_gru_reference_matches_torch_autograd_and_a_wrong_gate_order_does_not(built):
+    d = _gru_reference(built / "gru_v8")
+    diff, where = _gru_difference(d, _torch_gru_training(d))
+    assert diff < 1e-5, (where, diff)
+    for k in GRU_RESULTS[2:]:  # no gradient is trivially zero
+        assert np.abs(np.array(d[k])).max() > 0.1, k
+    # The reset gate scales the recurrent product and its bias: the two biases of n get
+    # different gradients (with the reset gate before the product they could not differ so).
+    H = d["H"]
+    assert np.abs(np.array(d["dbW"])[2 * H:] - np.array(d["dbR"])[2 * H:]).max() > 0.05
+    # Reset and update gates exchanged: far above the GPU check's tolerance, forward and back.
+    swapped = _torch_gru_training(d, gate_order=(1, 0, 2))
+    assert _gru_difference(d, swapped, ("y", "hT"))[0] > 0.05 > 100 * _gpu_tolerance("gru_v8")
+    assert _gru_difference(d, swapped, GRU_RESULTS[2:])[0] > 0.1
+
+
+# Plausible mistakes in a hand-written GRU backward pass, planted in a copy of the program's
+# reference: the comparison with autograd must catch each one, by far more than the GPU check's
+# tolerance (the page says "more than a hundred times").
+GRU_PLANTED = {
+    "recurrent gradient of n not scaled by the reset gate":
+        ("dr[b][2][j] = dn * r; /* the reset gate scales the recurrent product */",
+         "dr[b][2][j] = dn;"),
+    "hidden gradient not carried through the update gate":
+        ("carry[b][j] = dhj * z;", "carry[b][j] = 0.0f;"),
+}
+
+
+@pytest.mark.parametrize("mistake", GRU_PLANTED)
+def test_a_mistake_planted_in_the_gru_reference_is_caught(tmp_path, mistake):
+    right, wrong = GRU_PLANTED[mistake]
+    source = (C_DIR / "gru_v8.c").read_text()
+    assert source.count(right) == 1, f"the line to break is no longer in gru_v8.c: {right}"
+    (tmp_path / "planted.c").write_text(source.replace(right, wrong))
+    built = subprocess.run(_gcc_line(tmp_path / "planted.c", tmp_path / "planted"),
+                           capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    d = _gru_reference(tmp_path / "planted")
+    diff, where = _gru_difference(d, _torch_gru_training(d))
+    assert diff > 100 * _gpu_tolerance("gru_v8"), (mistake, where, diff)
+
+
+# Keras's GRU with the reference's weights: its kernel's columns are gates z, r, h (cuDNN's and
+# PyTorch's order is r, z, n); its bias has two rows, input and recurrent. Run in a child process
+# on the PyTorch backend: the cell's equations are Keras's own code (keras/src/layers/rnn/gru.py),
+# the same on every backend.
+KERAS_GRU = """
+import json, sys
+import numpy as np
+import keras
+d = json.load(sys.stdin)
+T, B, IN, H = d["T"], d["B"], d["IN"], d["H"]
+x = np.array(d["x"], dtype="float32").reshape(T, B, IN).transpose(1, 0, 2)
+h0 = np.array(d["h0"], dtype="float32").reshape(B, H)
+results = {"keras": keras.__version__, "backend": keras.backend.backend()}
+for order in sys.argv[1:]:  # for Keras's gates z, r, h: which of cuDNN's gates (r, z, n)
+    gates = [int(g) for g in order.split(",")]
+    W = np.array(d["W"]).reshape(3, H, IN)[gates]
+    R = np.array(d["R"]).reshape(3, H, H)[gates]
+    bias = np.stack([np.array(d["bW"]).reshape(3, H)[gates].reshape(-1),
+                     np.array(d["bR"]).reshape(3, H)[gates].reshape(-1)])
+    layer = keras.layers.GRU(H, return_sequences=True, return_state=True, reset_after=True)
+    layer.build((B, T, IN))
+    layer.set_weights([np.concatenate(list(W), 0).T, np.concatenate(list(R), 0).T, bias])
+    y, h = layer(x, initial_state=[h0])
+    y = keras.ops.convert_to_numpy(y).transpose(1, 0, 2)
+    results[order] = {"y": y.reshape(-1).tolist(),
+                      "hT": keras.ops.convert_to_numpy(h).reshape(-1).tolist()}
+print(json.dumps(results))
+"""
+
+
+def _keras_gru(d: dict, *orders: str) -> dict:
+    r = subprocess.run([sys.executable, "-c", KERAS_GRU, *orders], input=json.dumps(d),
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "KERAS_BACKEND": "torch", "CUDA_VISIBLE_DEVICES": ""})
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_gru_reference_is_keras_gru_with_reset_after_and_its_gates_z_r_h(built):
+    """What the page says of Keras: GRU(reset_after=True) computes the same GRU, its kernel's
+    columns hold gates z, r, h, and its bias is two rows (input, recurrent)."""
+    d = _gru_reference(built / "gru_v8")
+    # Keras's z, r, h are cuDNN's gates 1, 0, 2; then the weights handed over in cuDNN's order.
+    got = _keras_gru(d, "1,0,2", "0,1,2")
+    assert (got["keras"], got["backend"]) == (md.version("keras"), "torch")
+    assert _gru_difference(d, got["1,0,2"], ("y", "hT"))[0] < 1e-5
+    assert _gru_difference(d, got["0,1,2"], ("y", "hT"))[0] > 0.05  # another model
+
+
+@pytest.mark.gpu
+def test_gru_program_reports_every_result_within_tolerance_on_a_gpu(built):
+    if not _has_gpu():
+        pytest.skip("needs a GPU")
+    r = run(built / "gru_v8")
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    reported = dict(re.findall(r"^  (\w+(?: inference)?)\s+([\d.e+-]+)$", r.stdout, re.M))
+    assert sorted(reported) == sorted(GRU_GPU_CHECKS), r.stdout
+    tol = _gpu_tolerance("gru_v8")
+    assert all(float(v) <= tol for v in reported.values()), r.stdout
+
+
 # --- the page: each program in one place, built from what the copy button copies -----------------
 
 @functools.lru_cache(maxsize=None)
