@@ -22,10 +22,10 @@ import pytest
 from conftest import REPO
 
 C_DIR = REPO / "snippets" / "c"
-PROGRAMS = ["version", "conv_v7", "lstm_v8", "lstm_train", "conv_graph"]
-GPU_PROGRAMS = ["conv_v7", "lstm_v8", "lstm_train", "conv_graph"]
+PROGRAMS = ["version", "conv_v7", "lstm_v8", "lstm_train", "gru_v8", "conv_graph"]
+GPU_PROGRAMS = ["conv_v7", "lstm_v8", "lstm_train", "gru_v8", "conv_graph"]
 # The programs the page gives whole, with cudnn_check.h and the commands that build them.
-BUILT_FROM_THE_PAGE = ["version", "lstm_v8", "lstm_train"]
+BUILT_FROM_THE_PAGE = ["version", "lstm_v8", "lstm_train", "gru_v8"]
 
 
 def _wheel(name: str) -> Path:
@@ -659,6 +659,49 @@ def test_gru_reference_is_keras_gru_with_reset_after_and_its_gates_z_r_h(built):
     assert (got["keras"], got["backend"]) == (md.version("keras"), "torch")
     assert _gru_difference(d, got["1,0,2"], ("y", "hT"))[0] < 1e-5
     assert _gru_difference(d, got["0,1,2"], ("y", "hT"))[0] > 0.05  # another model
+
+
+def _gru_section(page: Path) -> str:
+    text = page.read_text(encoding="utf-8")
+    section = text[text.index("{ #gru }"):]
+    return section[:section.index("\n## ")]
+
+
+def test_the_gru_equations_quote_the_installed_pytorch_and_keras():
+    """The GRU section's table and quotes, in both languages: each Keras cell is a line of the
+    installed Keras's GRUCell, PyTorch's new-state formula is its nn.GRU docstring's, and what the
+    page quotes of Keras's cuDNN path and docstring is in the installed Keras."""
+    import keras
+    import torch
+    src = Path(keras.__file__).parent / "src"
+    cell = (src / "layers" / "rnn" / "gru.py").read_text()
+    tf_rnn = (src / "backend" / "tensorflow" / "rnn.py").read_text()
+    code = re.compile(r"`([^`]+)`")
+    tables = []
+    for page in ("cudnn-c.md", "cudnn-c.es.md"):
+        section = _gru_section(REPO / "docs" / page)
+        rows = [line.strip().strip("|").split(" | ") for line in section.splitlines()
+                if line.startswith("| ") and "`" in line and "---" not in line
+                and not line.startswith("| Gate") and not line.startswith("| Puerta")]
+        assert len(rows) == 4 and all(len(r) == 4 for r in rows), (page, rows)
+        tables.append([[code.findall(cell_) for cell_ in r[1:]] for r in rows])
+        prose = " ".join(section.split())
+        assert '"canonical format is [z, r, h], whereas cuDNN is [r, z, h]"' in prose
+        assert "`recurrent_h = ops.matmul(r * h_tm1_h, self.recurrent_kernel[:, self.units * 2 :])`" \
+            in prose
+    assert tables[0] == tables[1], "both languages give the same equations"
+    for cudnn_, pytorch, keras_ in tables[0]:
+        for line in keras_:
+            assert line in cell, f"not in Keras {keras.__version__}'s gru.py: {line}"
+    assert "canonical format is [z, r, h], whereas cuDNN is [r, z, h]" in tf_rnn
+    assert "recurrent_h = ops.matmul(\n                    r * h_tm1_h, self.recurrent_kernel[:, self.units * 2 :]" in cell
+    assert "6. `reset_after` is `True`" in cell
+    doc = " ".join(torch.nn.GRU.__doc__.split())
+    assert (r"n_t = \tanh(W_{in} x_t + b_{in} + r_t \odot (W_{hn} h_{(t-1)}+ b_{hn}))"
+            r" \\ h_t = (1 - z_t) \odot n_t + z_t \odot h_{(t-1)}") in doc
+    # The page writes the docstring's formula in plain text: the same terms in the same places.
+    assert tables[0][2][1] == ["n_t = tanh(W_in x_t + b_in + r_t ⊙ (W_hn h_(t-1) + b_hn))"]
+    assert tables[0][2][0] == ["n = tanh(W_n x + bW_n + r ⊙ (R_n h + bR_n))"]
 
 
 @pytest.mark.gpu
