@@ -681,27 +681,32 @@ def test_the_gru_equations_quote_the_installed_pytorch_and_keras():
     for page in ("cudnn-c.md", "cudnn-c.es.md"):
         section = _gru_section(REPO / "docs" / page)
         rows = [line.strip().strip("|").split(" | ") for line in section.splitlines()
-                if line.startswith("| ") and "`" in line and "---" not in line
-                and not line.startswith("| Gate") and not line.startswith("| Puerta")]
-        assert len(rows) == 4 and all(len(r) == 4 for r in rows), (page, rows)
-        tables.append([[code.findall(cell_) for cell_ in r[1:]] for r in rows])
+                if re.match(r"\| [^|`]+ \| (cuDNN|PyTorch|Keras) ", line)]
+        assert len(rows) == 12 and all(len(r) == 3 for r in rows), (page, rows)
+        # for each library, the code of its rows: four gates, in the table's order
+        table = {lib: [code.findall(r[2]) for r in rows if r[1].startswith(lib)]
+                 for lib in ("cuDNN", "PyTorch", "Keras")}
+        assert all(len(formulas) == 4 for formulas in table.values()), (page, table)
+        tables.append(table)
         prose = " ".join(section.split())
         assert '"canonical format is [z, r, h], whereas cuDNN is [r, z, h]"' in prose
-        assert "`recurrent_h = ops.matmul(r * h_tm1_h, self.recurrent_kernel[:, self.units * 2 :])`" \
-            in prose
+        reset_before = ("recurrent_h = ops.matmul(r * h_tm1_h, "
+                        "self.recurrent_kernel[:, self.units * 2 :])")
+        assert f"`{reset_before}`" in prose
     assert tables[0] == tables[1], "both languages give the same equations"
-    for cudnn_, pytorch, keras_ in tables[0]:
-        for line in keras_:
-            assert line in cell, f"not in Keras {keras.__version__}'s gru.py: {line}"
+    for line in (line for gate in tables[0]["Keras"] for line in gate):
+        assert line in cell, f"not in Keras {keras.__version__}'s gru.py: {line}"
     assert "canonical format is [z, r, h], whereas cuDNN is [r, z, h]" in tf_rnn
-    assert "recurrent_h = ops.matmul(\n                    r * h_tm1_h, self.recurrent_kernel[:, self.units * 2 :]" in cell
+    assert ("recurrent_h = ops.matmul(\n                    r * h_tm1_h, "
+            "self.recurrent_kernel[:, self.units * 2 :]") in cell  # reset_after=False
     assert "6. `reset_after` is `True`" in cell
     doc = " ".join(torch.nn.GRU.__doc__.split())
     assert (r"n_t = \tanh(W_{in} x_t + b_{in} + r_t \odot (W_{hn} h_{(t-1)}+ b_{hn}))"
             r" \\ h_t = (1 - z_t) \odot n_t + z_t \odot h_{(t-1)}") in doc
     # The page writes the docstring's formula in plain text: the same terms in the same places.
-    assert tables[0][2][1] == ["n_t = tanh(W_in x_t + b_in + r_t ⊙ (W_hn h_(t-1) + b_hn))"]
-    assert tables[0][2][0] == ["n = tanh(W_n x + bW_n + r ⊙ (R_n h + bR_n))"]
+    new_state = tables[0]["PyTorch"][2]
+    assert new_state == ["n_t = tanh(W_in x_t + b_in + r_t ⊙ (W_hn h_(t-1) + b_hn))"]
+    assert tables[0]["cuDNN"][2] == ["n = tanh(W_n x + bW_n + r ⊙ (R_n h + bR_n))"]
 
 
 @pytest.mark.gpu
