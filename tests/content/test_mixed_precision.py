@@ -79,6 +79,21 @@ def test_the_cpu_rule_the_snippet_prints_is_pytorchs_autocast_list_for_the_cpu()
     assert "GRU float32" in line and re.search(r"LSTM (bfloat16|RuntimeError)", line), line
 
 
+def test_the_installed_pytorch_has_the_bfloat16_rnn_rule_and_a_cudnn_new_enough_for_it():
+    """pytorch/pytorch#164411's rule (CUDAHooks::supportsBFloat16RNNWithCuDNN: cuDNN 9.13 or newer
+    at build, compute capability 8.0 or newer) is in the installed PyTorch's CUDA library, which
+    was built with the cuDNN the page names."""
+    import mmap
+    from pathlib import Path
+    lib = Path(torch.__file__).parent / "lib" / "libtorch_cuda.so"
+    with lib.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        assert data.find(b"supportsBFloat16RNNWithCuDNN") != -1
+    built = torch._C._cudnn.getCompileVersion()
+    assert built >= (9, 13, 0)
+    for page in PAGES:
+        assert f"cuDNN {built[0]}.{built[1]} " in page.read_text(encoding="utf-8"), page.name
+
+
 def test_the_page_shows_the_snippet_and_its_source_in_both_languages():
     for page in PAGES:
         text = page.read_text(encoding="utf-8")

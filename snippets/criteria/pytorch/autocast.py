@@ -2,13 +2,10 @@
 tensors that say they are on the GPU (no GPU needed); and the CPU's autocast rule."""
 # snippet: timeout=120
 import contextlib
-import warnings
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode  # tensors that report "cuda", no GPU
 from torch.utils._python_dispatch import TorchDispatchMode
-
-warnings.filterwarnings("ignore", message=".*CUDA is not available.*")
 
 
 @contextlib.contextmanager
