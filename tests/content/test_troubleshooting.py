@@ -65,6 +65,12 @@ IN_TENSORFLOW = {
                       "Attempting to register factory for plugin %s when one has already been "
                       "registered"],
     "export-serve": ["No OpKernel was registered to support Op '"],
+    # XLA's cuDNN start-up, shared by TensorFlow and JAX (#cudnn-handle): the status, the memory
+    "cudnn-handle-internal": ["Could not create cudnn handle: ", "CUDNN_STATUS_INTERNAL_ERROR"],
+    "cudnn-handle-not-initialized": ["Could not create cudnn handle: ",
+                                     "CUDNN_STATUS_NOT_INITIALIZED"],
+    "cudnn-handle-memory": ["Memory usage: ", " bytes free, ", " bytes total."],
+    "cudnn-handle-driver": ["Possibly insufficient driver version: "],
 }
 # The TFLite converter's message is in TensorFlow's other library; tf2onnx's is Python.
 IN_TENSORFLOW_CC = {"export-tflite": "is neither a custom op nor a flex op"}
@@ -80,7 +86,11 @@ CITED = {"dnn-not-found": ("tensorflow", "DNN library is not found"),
          # an older PyTorch's wording of the Dynamo stop (the installed one: dynamo-rnn)
          "dynamo-rnn-old": ("torch", "TorchDynamo purposely graph breaks"),
          # jaxlib's CUDA plugin writes it; the CPU jaxlib installed here has no RNN kernel
-         "jax-rnn-zero-length": ("jaxlib", "cudnnRNNForward")}
+         "jax-rnn-zero-length": ("jaxlib", "cudnnRNNForward"),
+         # XLA's start-up failure as JAX raises it: only jaxlib's CUDA plugin writes it
+         "jax-dnn-init-failed": ("jaxlib", "DNN library initialization failed"),
+         # cuDNN 8's loader; the cuDNN 9 installed here has no libcudnn_cnn_infer
+         "cudnn8-libcuda-wsl": ("nvidia.cudnn", "libcudnn_cnn_infer.so.8")}
 # Messages of libraries not installed here (shap, ONNX Runtime), quoted from threads: the entry
 # links an issue that shows the text.
 NOT_INSTALLED = {"shap-tfdeep": "shap", "ort-sequence-lens": "onnxruntime"}
@@ -427,6 +437,7 @@ ONCE_CUDNN_RUNS = {
                                 ["the derivative for '", "' is not implemented.",
                                  "_cudnn_rnn_backward"], None),
     "pytorch-internal-error": ("binary", "libtorch_cuda.so", ["cuDNN error: "], None),
+    "pytorch-not-initialized": ("binary", "libtorch_cuda.so", ["cuDNN error: "], None),
     "keras-stateful-torch-inplace": ("binary", "libtorch_cpu.so",
                                      ["one of the variables needed for gradient computation has "
                                       "been modified by an inplace operation: [", " is at version ",
@@ -478,7 +489,8 @@ ONCE_CUDNN_RUNS = {
 }
 # The cuDNN status in a message is cuDNN's own name for it.
 STATUS_IN = {"pytorch-not-supported": "CUDNN_STATUS_NOT_SUPPORTED",
-             "pytorch-internal-error": "CUDNN_STATUS_INTERNAL_ERROR"}
+             "pytorch-internal-error": "CUDNN_STATUS_INTERNAL_ERROR",
+             "pytorch-not-initialized": "CUDNN_STATUS_NOT_INITIALIZED"}
 # Entries whose message only a GPU prints, and those of older releases only.
 GPU_ONLY_ENTRIES = {"dornn-failed": "Only a GPU prints this; not reproduced here",
                     "gru-return-state": "Only a GPU shows this; not reproduced here"}
@@ -489,6 +501,7 @@ GPU_ONLY_ENTRIES_ES = {"dornn-failed": "Solo una GPU imprime esto; no se reprodu
 PYTORCH_GPU_ONLY = {"pytorch-not-supported": "aten/src/ATen/cuda/Exceptions.h",
                     "pytorch-double-backward": "torch/csrc/autograd/FunctionsManual.cpp",
                     "pytorch-internal-error": "aten/src/ATen/cuda/Exceptions.h",
+                    "pytorch-not-initialized": "aten/src/ATen/cuda/Exceptions.h",
                     "torch-hx-contiguous": "aten/src/ATen/native/cudnn/RNN.cpp",
                     "torch-cx-contiguous": "aten/src/ATen/native/cudnn/RNN.cpp",
                     "torch-dtype-hidden": "aten/src/ATen/native/cudnn/RNN.cpp"}
