@@ -10,9 +10,10 @@ export NO_MKDOCS_2_WARNING := 1
 .PHONY: serve build test test-gpu gpu-env gpu-run add-records versions snippets bench-build lock clean quality
 
 # Not strict while serving: a failing snippet shows an error box in its page and the server keeps
-# running (strict mode would stop it). `make build` and CI stay strict.
+# running (strict mode would stop it). `make build` and CI stay strict. --dirty: after the first
+# build, a rebuild builds the pages an edit touches (pipeline/pages/changed_pages.py).
 serve: $(SITE_STAMP) $(NODE_TOOLS)  ## serve at http://127.0.0.1:8000 with live reload
-	$(BIN)/mkdocs serve --no-strict --dev-addr 127.0.0.1:8000
+	$(BIN)/mkdocs serve --no-strict --dirty --dev-addr 127.0.0.1:8000
 
 build: $(SITE_STAMP) $(NODE_TOOLS)  ## strict build into site/
 	$(BIN)/mkdocs build --strict

@@ -6,6 +6,10 @@ language. This hook writes, after the build, one file per built language holding
 documents (a document belongs to the language whose folder prefix is the longest match of its
 location: "es/..." is Spanish, anything else English); overrides/assets/search.js makes a
 page ask for its language's file, and only when the reader goes to search.
+
+Under `make serve` (`mkdocs serve --dirty`) a rebuild builds only the pages an edit touched
+(pipeline/pages/hooks/changed_pages.py), and the plugins' index holds only those: the pages not
+rebuilt keep the documents of their last build (pipeline/pages/changed_pages.py, SEARCH).
 """
 from __future__ import annotations
 
@@ -17,7 +21,14 @@ from mkdocs.plugins import event_priority
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+from pipeline.pages import changed_pages  # noqa: E402
 from pipeline.running.files import write_atomic  # noqa: E402
+
+_state = {"dirty_serve": False}
+
+
+def on_startup(command, dirty):
+    _state["dirty_serve"] = command == "serve" and dirty
 
 
 def prefixes(config) -> dict[str, str]:
@@ -55,6 +66,9 @@ def on_post_build(config):
     if not combined.is_file():
         return  # no search plugin
     index = json.loads(combined.read_text(encoding="utf-8"))
+    if _state["dirty_serve"]:
+        index["docs"] = changed_pages.SEARCH.merge(index["docs"])
+        write_atomic(combined, json.dumps(index, ensure_ascii=False, separators=(",", ":")))
     for language, part in split(index, prefixes(config)).items():
         write_atomic(combined.with_name(f"search_index.{language}.json"),
                      json.dumps(part, ensure_ascii=False, separators=(",", ":")))
