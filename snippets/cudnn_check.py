@@ -40,7 +40,7 @@ import warnings
 import zipfile
 
 __all__ = ["Finding", "check_layer", "check_model", "check_mask", "check_module",
-           "rnn_layers", "main"]
+           "rnn_layers", "verdict", "main"]
 
 # Where each finding is explained at length (the site of this file).
 SITE = "https://cudnn-rnn-guide.github.io/cudnn-rnn-guide/"
@@ -60,6 +60,28 @@ class Finding:
         where = f"{self.layer}: " if self.layer else ""
         more = f" See {self.see}" if self.see else ""
         return f"{where}[{self.criterion}] {self.message} Fix: {self.fix}{more}"
+
+    @property
+    def is_cost(self) -> bool:
+        """cuDNN still runs; this finding is what it costs (memory, a copy on each call)."""
+        return self.criterion in _COSTS
+
+
+# Findings that leave the call on cuDNN and only make it cost more: PyTorch decides by the input
+# alone (at::cudnn_is_acceptable), and copies weights that are not in one buffer on each call.
+_COSTS = ("weights_not_flat",)
+
+
+def verdict(findings) -> str:
+    """What findings (of check_layer, check_model or check_module) mean for the call:
+    "runs cuDNN" (none), "runs cuDNN, with a cost" (every finding is a cost, such as weights
+    outside one buffer), "cannot tell" (the checker could not look) or "does not run cuDNN"."""
+    findings = list(findings)
+    if all(f.is_cost for f in findings):
+        return "runs cuDNN, with a cost" if findings else "runs cuDNN"
+    if all(f.is_cost or f.criterion == "cannot_inspect" for f in findings):
+        return "cannot tell"
+    return "does not run cuDNN"
 
 
 def _version_tuple(text: str) -> tuple[int, int]:
@@ -931,7 +953,8 @@ def check_module(module, sample=None) -> list[Finding]:
     a CUDA tensor, cuDNN is enabled, and the dtype is float16, float32 or float64 (bfloat16
     only where PyTorch allows it). bias=False, proj_size, dropout, bidirectional and packed
     sequences all still run on cuDNN. The parameters stand in for the input here: they must
-    be on the same device."""
+    be on the same device. A finding that is only a cost (Finding.is_cost: weights outside one
+    buffer) leaves the call on cuDNN; verdict(findings) says which."""
     import torch
     from torch import nn
 
@@ -1694,6 +1717,8 @@ _NEVER = ("generic_rnn", "simple_rnn", "conv_rnn", "v1_layer", "cell_loop", "pyt
 def _verdict(found) -> str:
     if not found:
         return "uses cuDNN on a GPU"
+    if all(f.is_cost for f in found):
+        return "uses cuDNN on a GPU, with a cost"
     if found[0].criterion == "depends_on_padding":
         return "depends on the padding"
     return "never uses cuDNN" if found[0].criterion in _NEVER else \
@@ -1946,7 +1971,7 @@ def main(argv=None) -> int:
             "model": args.model, "keras": keras.__version__, "backend": backend,
             "legacy_keras": _legacy_keras(), "probe": report.probe, "notes": report.notes,
             "layers": [{"path": p, "class": c, "verdict": v,
-                        "eligible": not any(f.layer == p for f in report)}
+                        "eligible": not any(f.layer == p and not f.is_cost for f in report)}
                        for p, c, v in report.layers],
             "findings": [dataclasses.asdict(f) for f in report],
         }, indent=2))
@@ -1964,7 +1989,7 @@ def main(argv=None) -> int:
             print(f"{f.layer}: [{f.criterion}] {f.message}\n    fix: {f.fix}")
         for note in report.notes:
             print(note)
-    return 1 if report else 0
+    return 1 if any(not f.is_cost for f in report) else 0
 
 
 # --8<-- [start:show]

@@ -369,3 +369,52 @@ def test_a_checker_blind_to_hand_written_rnns_is_caught():
     finally:
         cudnn_check._Events.loop = real_loop
     assert any("hand-written tanh RNN" in name for name, *_ in wrong), wrong
+
+
+# ----------------------------------------------------------------- a note is not a fallback
+class _CudaLooking(torch.Tensor):
+    """A CPU tensor that says it is on a GPU (the checker's probe does the same for Keras)."""
+    @property
+    def device(self):
+        return torch.device("cuda", 0)
+
+
+def _on_a_pretended_gpu(lstm, flat: bool):
+    """The weights the module hands PyTorch (_flat_weights), said to be on a GPU: in one buffer
+    (as flatten_parameters() leaves them on a GPU) or each in its own."""
+    weights = [w.detach() for w in lstm._flat_weights]
+    if flat:
+        buffer = torch.cat([w.reshape(-1) for w in weights])
+        sizes = [w.numel() for w in weights]
+        weights = [v.view_as(w) for v, w in zip(buffer.split(sizes), weights)]
+    lstm._flat_weights = [w.as_subclass(_CudaLooking) for w in weights]
+    return lstm
+
+
+def _cudnn_question(lstm) -> list:
+    """PyTorch's own question before an RNN call runs: the arguments of each
+    aten::cudnn_is_acceptable it asks (their shapes), from its profiler."""
+    with torch.autograd.profiler.profile(record_shapes=True) as prof, torch.no_grad():
+        lstm(X)
+    return [e.input_shapes for e in prof.function_events if e.name == "aten::cudnn_is_acceptable"]
+
+
+def test_weights_outside_one_buffer_are_a_cost_not_a_fallback():
+    """PyTorch decides whether an RNN call takes cuDNN from its input alone: the profiler shows
+    aten::cudnn_is_acceptable asked once per call with one argument, the input, whether the
+    weights are in one buffer or not (on a GPU the call then copies them, and warns: a cost).
+    So the checker may name the weights, but its verdict must stay on cuDNN."""
+    flat_lstm, split_lstm = (nn.LSTM(3, 4, num_layers=2, batch_first=True) for _ in range(2))
+    with torch.no_grad():
+        split_lstm.weight_hh_l0 = nn.Parameter(split_lstm.weight_hh_l0.clone())
+    asked = _cudnn_question(flat_lstm)
+    assert asked == [[list(X.shape)]] and _cudnn_question(split_lstm) == asked, asked
+    flat, split = (cudnn_check.check_module(_on_a_pretended_gpu(m, f))
+                   for m, f in ((flat_lstm, True), (split_lstm, False)))
+    assert flat == [] and cudnn_check.verdict(flat) == "runs cuDNN"
+    assert [f.criterion for f in split] == ["weights_not_flat"], [str(f) for f in split]
+    assert cudnn_check.verdict(split) == "runs cuDNN, with a cost"
+    # what does change PyTorch's answer (an input it refuses) is not a cost
+    with torch.backends.cudnn.flags(enabled=False):
+        off = cudnn_check.check_module(_on_a_pretended_gpu(nn.LSTM(3, 4), True))
+    assert cudnn_check.verdict(off) == "does not run cuDNN", [str(f) for f in off]

@@ -247,8 +247,8 @@ def torch_run(torch, module, x) -> tuple[set[str], list[str]]:
 @gpu_test
 def test_check_module_on_gpu_and_flat_weights():
     """On CUDA an nn.LSTM runs cuDNN (aten::_cudnn_rnn) without a warning; a weight swapped for
-    a copy outside the flat buffer is reported, and PyTorch warns on the call (and still runs
-    cuDNN); flatten_parameters() makes both go away."""
+    a copy outside the flat buffer is reported as a cost (verdict: cuDNN runs), and PyTorch warns
+    on the call and still runs cuDNN; flatten_parameters() makes both go away."""
     torch = _torch_gpu()
     lstm = torch.nn.LSTM(8, 16, num_layers=2).cuda()
     x = torch.randn(10, 4, 8, device="cuda")
@@ -262,8 +262,11 @@ def test_check_module_on_gpu_and_flat_weights():
     assert contiguous_warnings(torch_run(torch, lstm, x)) == []
     with torch.no_grad():
         lstm.weight_hh_l0 = torch.nn.Parameter(lstm.weight_hh_l0.clone())
-    assert [f.criterion for f in cudnn_check.check_module(lstm)] == ["weights_not_flat"]
+    found = cudnn_check.check_module(lstm)
+    assert [f.criterion for f in found] == ["weights_not_flat"]
+    # cuDNN ran (contiguous_warnings asserts aten::_cudnn_rnn): a cost, not a fallback
     assert contiguous_warnings(torch_run(torch, lstm, x)), "PyTorch did not warn"
+    assert cudnn_check.verdict(found) == "runs cuDNN, with a cost"
     lstm.flatten_parameters()
     assert cudnn_check.check_module(lstm) == []
     assert contiguous_warnings(torch_run(torch, lstm, x)) == []
