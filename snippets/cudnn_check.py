@@ -687,17 +687,18 @@ class _Events(list):
             self[-1][1].add(name)
 
     def loop(self, recurrent=frozenset()):
-        """(key, count, step) where the same submodule or parameter starts two or more
-        stretches that each run sigmoid and tanh gates (step ""), or, for a key in `recurrent`
-        (what it computes feeds its next use), a tanh or relu step (step "tanh" or "relu"):
-        one time step each. None otherwise."""
+        """(key, count, step) where the same submodule or parameter, one in `recurrent` (what
+        it computes feeds its next use: a recurrence), starts two or more stretches that each
+        run sigmoid and tanh gates (step "") or a tanh or relu step (step "tanh" or "relu"):
+        one time step each. None otherwise: a loop whose steps do not feed each other (a
+        layer per frame, a gated score per step) is not an RNN."""
         starts: dict = {}
         for i, (key, _) in enumerate(self):
             starts.setdefault(key, []).append(i)
         for key, at in starts.items():
             bounds = at + [len(self)]
             gates = [set().union(*(g for _, g in self[a:b])) for a, b in zip(bounds, bounds[1:])]
-            if len(at) > 1 and all({"sigmoid", "tanh"} <= g for g in gates):
+            if len(at) > 1 and key in recurrent and all({"sigmoid", "tanh"} <= g for g in gates):
                 return key, len(at), ""
         for key, at in starts.items():
             bounds = at + [len(self)]
@@ -1266,9 +1267,12 @@ class _Probe:
                 out = original(layer, *args, **kwargs)
             finally:
                 probe.frames.pop()
+            if probe.shadow and probe.frames:  # what a sub-layer gave back, step by step
+                probe.frames[-1].outputs.setdefault(id(layer), []).append(out)
             loop = None if probe.shadow else frame.loop()
             if loop and id(layer) not in {id(l) for l, *_ in probe.loops} and \
-                    probe.follows_length(original, frame, loop, args, kwargs):
+                    probe.follows_length(original, frame, loop, args, kwargs) and \
+                    probe.carries_state(original, frame, loop, args, kwargs):
                 probe.loops.append((layer, *loop))
             return out
         self.patch(layer_cls, "__call__", call)
@@ -1298,6 +1302,47 @@ class _Probe:
         seen = again.calls.get(id(what), [None, 0])[1] if "Layer" in _class_names(what) \
             else again.reads.get(id(what), 0)
         return seen * frame.steps == times * (frame.steps + 1)
+
+    def carries_state(self, original, frame, loop, args, kwargs) -> bool:
+        """A loop over time steps is a recurrence when a step uses what an earlier step
+        computed. Call the layer again (uncounted) on its input, and on its input with the first
+        time step changed: a recurrence changes what a later step computes (a sub-layer called
+        once per step gives back something else from the second step on, or the layer's
+        output changes after its first step). A layer applied to each frame on its own, or a
+        score per step, changes nothing after the first step. A cell stepped twice or Keras's
+        generic loop needs no check; where the input cannot be changed, what was seen stands."""
+        what, times = loop
+        if isinstance(what, str) or _kind(what) == "cell":
+            return True
+        changed = _first_step_changed(args, kwargs, frame.steps, self.concat)
+        if changed is None:
+            return True
+        runs = []
+        for call_args, call_kwargs in ((args, kwargs), changed):
+            again = _CallFrame(frame.layer, frame.steps)
+            self.shadow += 1
+            self.frames.append(again)
+            try:
+                out = original(frame.layer, *call_args, **call_kwargs)
+            except Exception:  # an input it does not take: keep what was seen
+                return True
+            finally:
+                self.frames.pop()
+                self.shadow -= 1
+            runs.append((out, again.outputs))
+        (out, subs), (out2, subs2) = runs
+        for key, calls in subs.items():  # sub-layers called once per step (or a multiple)
+            n = len(calls)
+            if n < frame.steps or n % frame.steps or len(subs2.get(key, ())) != n:
+                continue
+            first = n // frame.steps  # the calls of the first step
+            if any(not _same(a, b) for a, b in zip(calls[first:], subs2[key][first:])):
+                return True
+        later, later2 = _after_first_step(out, frame.steps), _after_first_step(out2, frame.steps)
+        if later is not None and later2 is not None:
+            return not _same(later, later2)
+        # no time axis to read: a weight read per step may carry state through the output
+        return "Layer" not in _class_names(what) and not _same(out, out2)
 
     def watch_reads(self, owner, name):
         """Count the reads of each variable by the layer whose own call reads it."""
@@ -1356,6 +1401,7 @@ class _CallFrame:
         self.layer, self.steps, self.generic = layer, steps, 0
         self.calls: dict[int, list] = {}  # id(sub-layer): [sub-layer, times called]
         self.reads: dict[int, int] = {}  # id(variable): times read
+        self.outputs: dict[int, list] = {}  # id(sub-layer): what each call gave (probe's reruns)
 
     def loop(self):
         """(what, times) where a layer of yours loops over time steps in this call: it calls
@@ -1406,6 +1452,58 @@ def _one_step_more(args, kwargs, steps: int, concat):
     if kwargs.get("mask") is not None:
         kwargs["mask"] = longer(kwargs["mask"])
     return (first,) + tuple(args[1:]), kwargs
+
+
+def _first_step_changed(args, kwargs, steps: int, concat):
+    """(args, kwargs) of a layer call with the first time step of its inputs changed (one
+    added), the rest as it was. None where there is no time axis to change."""
+    if not args or concat is None or steps < 2:
+        return None
+    changed = []
+
+    def change(x):
+        shape = getattr(x, "shape", None)
+        try:
+            if shape is not None and len(shape) >= 2 and int(shape[1]) == steps:
+                changed.append(x)
+                return concat([x[:, :1] + 1, x[:, 1:]], axis=1)
+        except (TypeError, ValueError):
+            pass
+        return x
+    first = args[0]
+    first = type(first)(change(x) for x in first) if isinstance(first, (list, tuple)) \
+        else change(first)
+    return ((first,) + tuple(args[1:]), dict(kwargs)) if changed else None
+
+
+def _flat_arrays(x) -> list:
+    """The arrays in a layer's answer (a tensor, or a list, tuple or dict of them)."""
+    if isinstance(x, dict):
+        x = list(x.values())
+    if isinstance(x, (list, tuple)):
+        return [a for item in x for a in _flat_arrays(item)]
+    value = _to_numpy(x)
+    return [] if value is None else [value]
+
+
+def _same(a, b) -> bool:
+    import numpy as np
+    xs, ys = _flat_arrays(a), _flat_arrays(b)
+    def close(x, y):
+        if x.shape != y.shape:
+            return False
+        if not (np.issubdtype(x.dtype, np.inexact) and np.issubdtype(y.dtype, np.inexact)):
+            return bool(np.array_equal(x, y))
+        return bool(np.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=True))
+    return len(xs) == len(ys) and all(close(x, y) for x, y in zip(xs, ys))
+
+
+def _after_first_step(out, steps: int):
+    """A layer's output from its second time step on, where it has a time axis; else None."""
+    arrays = _flat_arrays(out)
+    if not arrays or any(a.ndim < 2 or a.shape[1] != steps for a in arrays):
+        return None
+    return [a[:, 1:] for a in arrays]
 
 
 def _own_variables(layer) -> list:

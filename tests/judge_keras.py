@@ -277,9 +277,11 @@ def batch(rng: random.Random, model, described):
 # same as above: the framework call that runs cuDNN, with a GPU pretended in the framework.
 if KERAS2:
     _tanh, _matmul, _zeros, _batch = tf.tanh, tf.matmul, tf.zeros, (lambda x: tf.shape(x)[0])
+    _sigmoid, _stack = tf.sigmoid, tf.stack
 else:
     _tanh, _matmul, _zeros = keras.ops.tanh, keras.ops.matmul, keras.ops.zeros
     _batch = (lambda x: keras.ops.shape(x)[0])
+    _sigmoid, _stack = keras.ops.sigmoid, keras.ops.stack
 
 
 def _initial(cell, x):
@@ -375,6 +377,33 @@ class TwoViews(L.Layer):
         return both[:, -1]
 
 
+class FrameLoop(L.Layer):
+    """A loop over time steps that is not a recurrence: a Dense layer applied to each frame on
+    its own, in Python; no step uses what another computed."""
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense = L.Dense(3)
+
+    def call(self, x):
+        return _stack([self.dense(x[:, t]) for t in range(x.shape[1])], axis=1)
+
+
+class ScoreLoop(L.Layer):
+    """Not a recurrence either: a gated score per time step (sigmoid and tanh, as an LSTM's
+    gates) from its own weights, each step on its own."""
+    def build(self, shape):
+        self.gate = self.add_weight(shape=(shape[-1], 3), name="gate")
+        self.value = self.add_weight(shape=(shape[-1], 3), name="value")
+        self.built = True
+
+    def call(self, x):
+        return _stack([_sigmoid(_matmul(x[:, t], self.gate)) * _tanh(_matmul(x[:, t], self.value))
+                       for t in range(x.shape[1])], axis=1)
+
+
+NOT_A_LOOP = ["views", "frames", "scores"]  # TwoViews, FrameLoop, ScoreLoop, one a round
+
+
 class BackendLoop(L.Layer):
     """A layer of yours that runs Keras 2's generic loop itself (tf_keras.backend.rnn)."""
     def __init__(self, **kwargs):
@@ -465,7 +494,10 @@ def build_other(rng: random.Random, i: int, offset: int = 0):
             3, name="other")
         described["layer"] = name
     elif kind == "not_a_loop":  # no recurrent layer: nothing to name, nothing to find
-        shape, layer, names, directions = (2, 3), TwoViews(name="views"), [], 0
+        described["not_a_loop"] = pick = NOT_A_LOOP[(offset + i // len(OTHER_KINDS)) % 3]
+        layer, names, directions = {"views": TwoViews, "frames": FrameLoop,
+                                    "scores": ScoreLoop}[pick](name=pick), [], 0
+        shape = (2, 3) if pick == "views" else shape
     else:  # the control: a layer with a cuDNN path (a GRU never takes it on JAX)
         cls = ["LSTM", "GRU"][i // len(OTHER_KINDS) % 2]
         layer, described["layer"] = getattr(L, cls)(3, name="other"), cls
@@ -506,7 +538,34 @@ def _cudnn_layers_fall_back(records):
             rec.cudnn = 0
 
 
-OTHER_PLANTS = [_others_take_cudnn] + ([_cudnn_layers_fall_back] if KERAS2 else [])
+def _every_loop_recurs(records):
+    """Wrong (the checker before #60): every loop of yours over time steps is a hand-written
+    RNN, even one where no step uses what another computed (a layer applied to each frame, a
+    score per step)."""
+
+
+_every_loop_recurs.probe_patch = ("carries_state", lambda *args: True)  # planted in the probe
+
+
+@contextlib.contextmanager
+def _other_planted(plant):
+    """A checker with `plant`: its probe's records rewritten, or one of its probe's methods
+    replaced (plant.probe_patch: (name, function))."""
+    if not hasattr(plant, "probe_patch"):
+        with _records_planted(plant):
+            yield
+        return
+    name, wrong = plant.probe_patch
+    real = getattr(cudnn_check._Probe, name)
+    setattr(cudnn_check._Probe, name, wrong)
+    try:
+        yield
+    finally:
+        setattr(cudnn_check._Probe, name, real)
+
+
+OTHER_PLANTS = [_others_take_cudnn, _every_loop_recurs] + (
+    [_cudnn_layers_fall_back] if KERAS2 else [])
 
 
 def judge_others(n: int, seed: int) -> dict:
@@ -518,7 +577,8 @@ def judge_others(n: int, seed: int) -> dict:
     for i in range(n):
         model, described, layer_dirs, names, model_dirs = build_other(rng, i, 2 * seed)
         covered.update([described["kind"], "cell:" + described.get("cell", "-"),
-                        "saved" + described.get("saved", ":no")])
+                        "saved" + described.get("saved", ":no"),
+                        "not_a_loop:" + described.get("not_a_loop", "-")])
         x = np.random.default_rng(i).normal(size=(2,) + tuple(model.inputs[0].shape[1:]))
         x = x.astype("float32")
         try:
@@ -541,7 +601,7 @@ def judge_others(n: int, seed: int) -> dict:
                                "findings": [(f.layer, f.criterion) for f in report]})
         for plant in OTHER_PLANTS:  # until a model shows the planted rule (one is enough)
             if caught[plant.__doc__.strip()] is None:
-                with _records_planted(plant):
+                with _other_planted(plant):
                     if (cudnn_check.check_model(model, sample=x) == []) != library:
                         caught[plant.__doc__.strip()] = i
     return {"models": n, "eligible": eligible, "covered": sorted(covered),

@@ -135,6 +135,21 @@ class PerStep(nn.Module):
         return torch.stack([self.mlp(x[:, t]) for t in range(x.size(1))], 1)
 
 
+class GatedPerStep(nn.Module):
+    """Not recurrent either: a gated unit (sigmoid and tanh, as an LSTM's gates) on each time
+    step on its own, as a per-step score is."""
+    def __init__(self):
+        super().__init__()
+        self.gate, self.value = nn.Linear(3, 4), nn.Linear(3, 4)
+
+    def forward(self, x):
+        return torch.stack([torch.sigmoid(self.gate(x[:, t])) * torch.tanh(self.value(x[:, t]))
+                            for t in range(x.size(1))], 1)
+
+
+NOT_RECURRENT = [PerStep, GatedPerStep]
+
+
 class Parts(nn.Module):
     """One or two recurrent parts, each run on the input."""
     def __init__(self, parts):
@@ -176,11 +191,11 @@ def part(kind: str, rng):
 
 
 def generated(n: int, seed: int = 0) -> list:
-    """n modules (name, Parts module, the kind of each of its parts in order, None for the
-    non-recurrent PerStep): every kind comes round, alone or beside another, and PerStep now
-    and then."""
+    """n modules (name, Parts module, the kind of each of its parts in order, None for a
+    non-recurrent loop, PerStep and GatedPerStep in turn): every kind comes round, alone or
+    beside another, and a loop that is not a recurrence now and then."""
     import random
-    rng, out = random.Random(seed), []
+    rng, out, plain = random.Random(seed), [], 0
     for i in range(n):
         kinds = [PART_KINDS[i % len(PART_KINDS)]]
         if rng.random() < 0.35:
@@ -188,6 +203,14 @@ def generated(n: int, seed: int = 0) -> list:
         if rng.random() < 0.2:
             kinds.append(None)
         rng.shuffle(kinds)
-        parts = [PerStep() if k is None else part(k, rng) for k in kinds]
-        out.append((" + ".join(k or "PerStep" for k in kinds), Parts(parts), kinds))
+        parts, names = [], []
+        for k in kinds:
+            if k is None:
+                cls, plain = NOT_RECURRENT[plain % len(NOT_RECURRENT)], plain + 1
+                parts.append(cls())
+                names.append(cls.__name__)
+            else:
+                parts.append(part(k, rng))
+                names.append(k)
+        out.append((" + ".join(names), Parts(parts), kinds))
     return out

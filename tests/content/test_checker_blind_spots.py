@@ -418,3 +418,30 @@ def test_weights_outside_one_buffer_are_a_cost_not_a_fallback():
     with torch.backends.cudnn.flags(enabled=False):
         off = cudnn_check.check_module(_on_a_pretended_gpu(nn.LSTM(3, 4), True))
     assert cudnn_check.verdict(off) == "does not run cuDNN", [str(f) for f in off]
+
+
+# ----------------------------------------------------------------- a loop is not a recurrence
+def _recurs(module) -> bool:
+    """The reference: autograd says whether the output's last time step (the output itself when
+    it has no time axis) depends on the first step's input, which only a state carried from
+    step to step can do in these loops."""
+    x = X.clone().requires_grad_(True)
+    out = module(x)
+    last = out[:, -1] if out.dim() == 3 else out
+    (grad,) = torch.autograd.grad(last.sum(), x)
+    return bool(grad[:, 0].abs().sum() > 0)
+
+
+@pytest.mark.parametrize("cls", ["PerStep", "GatedPerStep", "Elman", "GateLoop"])
+def test_a_loop_is_not_a_recurrence(cls):
+    """A Python loop over time steps is a hand-written RNN only when a step uses what an earlier
+    step computed. A layer applied to each frame, or a gated score per step (sigmoid and tanh,
+    as an LSTM's gates), is not one, beside an LSTM or alone; autograd decides which is which."""
+    loop = getattr(torch_rnn_cases, cls)()
+    recurs = _recurs(loop)
+    assert recurs == (cls in ("Elman", "GateLoop"))  # the cases keep testing both ways
+    module = torch_rnn_cases.Parts([loop, torch_rnn_cases.Whole(nn.LSTM(3, 4, batch_first=True))])
+    found = cudnn_check.check_module(module, sample=X)
+    on_the_loop = [f.criterion for f in _part_findings(found, 0)]
+    assert on_the_loop == (["gate_loop"] if recurs else []), [str(f) for f in found]
+    assert [f.criterion for f in _part_findings(found, 1)] == ["device"]  # the LSTM: PyTorch's

@@ -94,7 +94,9 @@ def test_checker_names_every_other_recurrent_layer_with_the_librarys_verdict(jud
     each model the judge's witness (the framework call that runs cuDNN) decides whether every
     recurrent direction takes cuDNN. The checker's report must be empty exactly then, it must
     name the layer judged, and (when it is alone in the model) give it the library's verdict.
-    A checker that lets these layers pass as the old one did is caught."""
+    A checker that lets these layers pass as the old one did is caught, and so is one that
+    takes a loop whose steps do not feed each other (a layer per frame, a score per step) for
+    a hand-written RNN (#60)."""
     rc, stdout, stderr = judged[name]
     assert stdout.strip(), stderr[-3000:]
     report = json.loads(stdout.strip().splitlines()[-1])["others"]
@@ -113,7 +115,7 @@ def test_checker_names_every_other_recurrent_layer_with_the_librarys_verdict(jud
 
 def test_other_recurrent_layers_cover_every_cell_across_the_backends(judged):
     """The cells of Keras and of yours, stacked and wrapped, each judged on some backend (and
-    tf-keras's own cell wrappers on tf-keras)."""
+    tf-keras's own cell wrappers on tf-keras), and each loop that is not a recurrence."""
     covered = set()
     for name in RUNS:
         rc, stdout, stderr = judged[name]
@@ -122,6 +124,8 @@ def test_other_recurrent_layers_cover_every_cell_across_the_backends(judged):
     cells = {"LSTMCell", "GRUCell", "SimpleRNNCell", "StepCell", "stacked", "WrapCell",
              "ResidualWrapper", "DropoutWrapper"}
     assert {f"cell:{c}" for c in cells} <= covered, sorted(covered)
+    # loops over time steps that carry no state (#60): a layer per frame, a score per step
+    assert {f"not_a_loop:{v}" for v in ("views", "frames", "scores")} <= covered, sorted(covered)
 
 
 # ----------------------------------------------------------------- masks, per batch
