@@ -637,6 +637,8 @@ class _RNNCall:
     step: str = ""  # for a loop of a plain RNN step: "tanh" or "relu" ("" for gates)
 
     def finding(self, path: str) -> Finding:
+        if self.op == "cudnn_disabled":
+            return _outside_finding("cudnn_disabled", "torch.backends.cudnn.enabled", path)
         if self.op == "loop" and self.step:
             return Finding("gate_loop", f"{self.what}, feeding each step's result to the next, "
                            f"with a {self.step} step and no fused RNN op: a Python loop over time "
@@ -769,6 +771,8 @@ def _run_forward(module, sample, where) -> list:
     lineage = _Lineage()
 
     def enter(m, args):
+        if isinstance(m, nn.RNNBase) and not torch.backends.cudnn.enabled:  # a context of yours
+            found.append((where(m), _RNNCall("cudnn_disabled")))  # around the call, in forward
         if stack and not _read_by_class(m):
             stack[-1].events.use(("module", id(m)))
         lineage.uses(("module", id(m)), args)
@@ -816,6 +820,8 @@ def _run_forward(module, sample, where) -> list:
                                   if op in _FUSED_OPS and isinstance(inputs, torch.Tensor) else None)
                     found.append((where(frame.module), _RNNCall(
                         op, inputs if weight is None else weight, acceptable)))
+                    if op in _FUSED_OPS and not torch.backends.cudnn.enabled:
+                        found.append((where(frame.module), _RNNCall("cudnn_disabled")))
             out = func(*args, **kwargs)
             lineage.made(out, lineage.sources(list(args) + list(kwargs.values()))
                          | frozenset(params))
@@ -1129,6 +1135,7 @@ class _Record:
         self.layer, self.calls, self.cudnn, self.dtypes = layer, 0, 0, set()
         self.masked_calls, self.call_masks = 0, []  # calls given a mask, and those masks
         self.masks_reached, self.masks_refused = 0, []  # masks cuDNN's function got, refused
+        self.outside: dict[str, str] = {}  # criterion: what, outside the layer, refused cuDNN
 
 
 class _Probe:
@@ -1372,6 +1379,16 @@ class _Probe:
                     getattr(other, "rnn", None) is original:
                 self.patch(other, "rnn", rnn)
 
+    def refused_outside(self, criterion: str, what: str):
+        """Something outside the layer's arguments (a context around the call, a device scope)
+        made the library refuse cuDNN for the layer on top of the stack."""
+        if self.mute or self.shadow or not self.stack:
+            return
+        top = self.stack[-1]
+        for layer in ([top.forward_layer, top.backward_layer] if hasattr(top, "forward_layer")
+                      else [top]):
+            self.record(layer).outside.setdefault(criterion, what)
+
     def reached(self, mask=None, mask_ok=True, dtype=None):
         """The cuDNN function was called, by the layer on top of the stack; with a mask, which
         the library accepted (mask_ok) or refused."""
@@ -1594,6 +1611,8 @@ def _probe_keras3(probe: _Probe, backend: str):
 
         def recorder(error):
             def fake(*args, **kwargs):
+                if not torch.backends.cudnn.enabled:  # what aten's cudnn_is_acceptable reads
+                    probe.refused_outside("cudnn_disabled", "torch.backends.cudnn.enabled")
                 probe.reached(None, dtype=getattr(args[0], "dtype", None))
                 raise error("cudnn_check probe: no cuDNN here")
             return fake
@@ -1662,7 +1681,16 @@ def _probe_keras2(probe: _Probe):
             return getattr(module, standard)(
                 zero_output_for_mask=getattr(layer, "zero_output_for_mask", False), **kwargs)
         probe.patch(module, gpu, fake)
-    probe.patch(gru_lstm_utils, "get_context_device_type", lambda: "GPU")
+    real_device_type = gru_lstm_utils.get_context_device_type
+
+    def device_type():
+        """tf-keras's answer with a GPU present: the device scope of your code where one is
+        open (tf.device("/CPU:0") keeps the layer off cuDNN), else the GPU."""
+        scoped = real_device_type()
+        if scoped not in (None, gru_lstm_utils.GPU_DEVICE_NAME):
+            probe.refused_outside("device_scope", f'tf.device("/{scoped}:0")')
+        return scoped or gru_lstm_utils.GPU_DEVICE_NAME
+    probe.patch(gru_lstm_utils, "get_context_device_type", device_type)
     recorder(lstm, "gpu_lstm", "standard_lstm")
     recorder(gru, "gpu_gru", "standard_gru")
 
@@ -1812,11 +1840,17 @@ def _dtype_note(model, records, flavour, backend) -> list[str]:
 _NEVER = ("generic_rnn", "simple_rnn", "conv_rnn", "v1_layer", "cell_loop", "python_loop")
 
 
+# Criteria decided outside the layer's arguments: a context around the call, a device scope.
+_OUTSIDE = ("cudnn_disabled", "device_scope")
+
+
 def _verdict(found) -> str:
     if not found:
         return "uses cuDNN on a GPU"
     if all(f.is_cost for f in found):
         return "uses cuDNN on a GPU, with a cost"
+    if found[0].criterion in _OUTSIDE:
+        return "does not run cuDNN: decided outside the layer"
     if found[0].criterion == "depends_on_padding":
         return "depends on the padding"
     return "never uses cuDNN" if found[0].criterion in _NEVER else \
@@ -1837,6 +1871,19 @@ def _layer_paths(model, path: str | None = None, _out: dict | None = None) -> di
         if id(child) not in out:
             _layer_paths(child, f"{path}/{child.name}", out)
     return out
+
+
+def _outside_finding(criterion: str, what: str, path: str = "") -> Finding:
+    """A decision the library made outside the layer's arguments, seen as the layer ran."""
+    if criterion == "cudnn_disabled":
+        return Finding("cudnn_disabled", f"{what} was False when this layer ran (cudnn.flags("
+                       "enabled=False) or cudnn.enabled = False around the call): PyTorch then "
+                       "runs its own RNN kernel, not cuDNN.", "Leave cuDNN enabled where the "
+                       "model runs.", path, SITE + "criteria/#outside-the-layer")
+    return Finding("device_scope", f"this layer ran inside {what} (a device scope of yours): "
+                   "tf-keras then takes its generic kernel, whatever the GPU.", "Remove that "
+                   "device scope around the layer's call.", path,
+                   SITE + "criteria/#outside-the-layer")
 
 
 def _loop_finding(owner, what, times: int, static: dict, paths: dict) -> Finding:
@@ -1900,7 +1947,9 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
         path = static.get(id(layer), (None,))[0] or \
             f"{getattr(model, 'name', 'model')}/{layer.name} (called, not tracked by Keras)"
         reasons = check_layer(layer, path)
-        if rec.cudnn >= rec.calls or (flavour == "keras2" and rec.masked_calls and not reasons):
+        if rec.outside:  # a decision made outside the layer, in the context it ran in
+            found = [_outside_finding(criterion, what) for criterion, what in rec.outside.items()]
+        elif rec.cudnn >= rec.calls or (flavour == "keras2" and rec.masked_calls and not reasons):
             # Every call reached cuDNN's function (tf-keras: or only a mask kept it away).
             masks = rec.masks_refused if flavour == "keras3" else [
                 m for m in rec.call_masks if check_mask(m, backend="tf_keras")]

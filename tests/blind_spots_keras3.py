@@ -55,6 +55,23 @@ class Recommender(keras.Model):
         return self.rnn(x)
 
 
+class CudnnOff(keras.Model):
+    """A subclassed model that runs its layer inside torch.backends.cudnn.flags(enabled=False):
+    a decision made outside the layer (#60)."""
+    def __init__(self, rnn):
+        super().__init__(name="off")
+        self.rnn = rnn
+
+    def call(self, x):
+        import torch
+        with torch.backends.cudnn.flags(enabled=False):
+            return self.rnn(x)
+
+
+# Cases decided by a context the static reading (the layer's arguments) cannot see.
+OUTSIDE = {"LSTM under cudnn.flags(enabled=False)", "GRU under cudnn.flags(enabled=False)"}
+
+
 def cases():
     yield "backward unroll=True", 2, lambda: bidirectional(
         L.LSTM(4, name="f"), L.LSTM(4, go_backwards=True, unroll=True, name="b"))
@@ -67,15 +84,45 @@ def cases():
             L.GRU(4, name="f"), L.GRU(4, go_backwards=True, unroll=True, name="b"))
     yield "unbuilt subclassed LSTM", 1, lambda: Recommender(L.LSTM(4))
     yield "unbuilt subclassed LSTM, unroll=True", 1, lambda: Recommender(L.LSTM(4, unroll=True))
+    if BACKEND == "torch":
+        yield "LSTM under cudnn.flags(enabled=False)", 1, lambda: CudnnOff(L.LSTM(4))
+        yield "GRU under cudnn.flags(enabled=False)", 1, lambda: CudnnOff(L.GRU(4))
 
 
 def library_takes_cudnn(model, x, directions) -> bool:
     if BACKEND == "torch":
         x = _pretend_gpu.cuda_looking(x)
     with _pretend_gpu.pretend_gpu() as calls:
+        if BACKEND == "torch":  # below Keras, PyTorch decides: at::cudnn_is_acceptable reads
+            return _torch_takes_cudnn(model, x, calls, directions)  # its cuDNN switch first
         model(x)
     fused = sum(c.startswith("bidirectional") for c in calls)
     return fused > 0 or len(calls) >= directions
+
+
+def _torch_takes_cudnn(model, x, calls, directions) -> bool:
+    """Keras reached its cuDNN call for every direction, and PyTorch's cuDNN switch
+    (torch.backends.cudnn.enabled, the first thing at::cudnn_is_acceptable reads) was on at
+    each such call."""
+    import importlib
+    import torch
+    rnn = importlib.import_module("keras.src.backend.torch.rnn")
+    switch, saved = [], {n: getattr(rnn, n) for n in ("_cudnn_lstm", "_cudnn_gru")}
+
+    def noted(fn):
+        def call(*args, **kwargs):
+            switch.append(torch.backends.cudnn.enabled)
+            return fn(*args, **kwargs)
+        return call
+    for name, fn in saved.items():
+        setattr(rnn, name, noted(fn))
+    try:
+        model(x)
+    finally:
+        for name, fn in saved.items():
+            setattr(rnn, name, fn)
+    fused = sum(c.startswith("bidirectional") for c in calls)
+    return all(switch) and (fused > 0 or len(calls) >= directions)
 
 
 def judge_cases() -> list[dict]:
@@ -89,6 +136,7 @@ def judge_cases() -> list[dict]:
         static = cudnn_check.check_model(make(), probe=False)
         library = library_takes_cudnn(model, x, directions)
         out.append({"case": name, "library_takes_cudnn": library, "probe": sample.probe,
+                    "outside": name in OUTSIDE,
                     "sample": [[f.layer, f.criterion] for f in sample],
                     "static": [[f.layer, f.criterion] for f in static]})
     return out

@@ -272,7 +272,8 @@ def other_backends(_started):
 def _assert_agrees(cases):
     for case in cases:
         assert case["probe"].startswith("asked"), case
-        for how in ("sample", "static"):
+        # a context around the call is seen only where the layer runs, by the probe
+        for how in ("sample",) if case.get("outside") else ("sample", "static"):
             assert (case[how] == []) == case["library_takes_cudnn"], (how, case)
     verdicts = {c["library_takes_cudnn"] for c in cases}
     assert verdicts == {True, False}, cases  # the comparison can fail either way
@@ -286,6 +287,11 @@ def test_fused_bidirectional_is_judged_as_the_backend_decides(other_backends, ba
     # alone would fall back, runs on cuDNN with it. The case must keep testing that.
     fused = {c["case"]: c for c in cases}["backward unroll=True"]
     assert fused["library_takes_cudnn"], fused
+    if backend == "torch":  # cudnn.flags(enabled=False) in the model's call: PyTorch's kernel
+        off = [c for c in cases if c.get("outside")]
+        assert len(off) == 2 and not any(c["library_takes_cudnn"] for c in off), off
+        assert all(c["sample"] and {f for _, f in c["sample"]} == {"cudnn_disabled"}
+                   for c in off), off
 
 
 def test_tensorflow_has_no_fused_call_and_unbuilt_models_count_the_readers_call():
@@ -445,3 +451,71 @@ def test_a_loop_is_not_a_recurrence(cls):
     on_the_loop = [f.criterion for f in _part_findings(found, 0)]
     assert on_the_loop == (["gate_loop"] if recurs else []), [str(f) for f in found]
     assert [f.criterion for f in _part_findings(found, 1)] == ["device"]  # the LSTM: PyTorch's
+
+
+# ----------------------------------------------------------------- decisions outside the layer
+class _Scoped(tf_keras.Model):
+    """A tf-keras model whose call runs its LSTM inside a device scope (or none)."""
+    def __init__(self, scope):
+        super().__init__(name="m")
+        self.lstm, self.scope = tf_keras.layers.LSTM(3, name="enc"), scope
+
+    def call(self, x):
+        if self.scope is None:
+            return self.lstm(x)
+        import tensorflow as tf
+        with tf.device(self.scope):
+            return self.lstm(x)
+
+
+@pytest.mark.parametrize("scope", [None, "/CPU:0"])
+def test_tf_keras_device_scope_inside_the_models_call(scope):
+    """tf-keras reads the device scope open where the layer runs (get_context_device_type): a
+    tf.device("/CPU:0") in the model's call sends the layer to its generic kernel on any GPU.
+    The judge lists a GPU and lets tf-keras's own device logic run; the checker's probe must
+    see the scope where the layer runs, and say what decided."""
+    model, x = _Scoped(scope), np.ones((2, 5, 4), "float32")
+    with _tf_keras_pretend_gpu() as calls:
+        model(x)
+    library = calls == ["gpu_lstm"]
+    assert library == (scope is None), calls  # the cases go both ways
+    report = cudnn_check.check_model(model, sample=x)
+    assert (report == []) == library, [str(f) for f in report]
+    if not library:
+        assert [f.criterion for f in report] == ["device_scope"], [str(f) for f in report]
+        assert report.layers[0][2].startswith("does not run cuDNN"), report.layers
+
+
+class _SwitchedOff(nn.Module):
+    """nn.LSTM, or torch._VF.lstm with a module's own weights, run inside
+    torch.backends.cudnn.flags(enabled=False) in forward, or not."""
+    def __init__(self, inner, off: bool):
+        super().__init__()
+        self.inner, self.off = inner, off
+
+    def forward(self, x):
+        with torch.backends.cudnn.flags(enabled=not self.off):
+            out = self.inner(x)
+        return out[0] if isinstance(out, tuple) else out
+
+
+@pytest.mark.parametrize("off", [False, True])
+@pytest.mark.parametrize("inner", ["nn.LSTM", "torch._VF.lstm"])
+def test_cudnn_switched_off_inside_forward(inner, off):
+    """PyTorch reads its cuDNN switch (torch.backends.cudnn.enabled, the first thing
+    at::cudnn_is_acceptable reads) at each RNN call. The judge reads it where PyTorch does, as
+    the RNN runs (a forward pre-hook on it); on a GPU, tests/content/test_cudnn_check_gpu.py
+    checks that aten::_cudnn_rnn then does not run. The checker, given a batch, must see a
+    switch thrown inside forward, which the module's class does not show."""
+    rnn = nn.LSTM(3, 4, batch_first=True) if inner == "nn.LSTM" else torch_rnn_cases.OwnLSTM()
+    module, seen = _SwitchedOff(rnn, off), []
+    hook = rnn.register_forward_pre_hook(lambda m, a: seen.append(torch.backends.cudnn.enabled))
+    try:
+        module(X)
+    finally:
+        hook.remove()
+    assert seen and all(seen) == (not off), seen  # the cases go both ways
+    found = cudnn_check.check_module(module, sample=X)
+    criteria = {f.criterion for f in found}
+    assert ("cudnn_disabled" in criteria) == off, [str(f) for f in found]
+    assert criteria - {"cudnn_disabled"} == {"device"}, [str(f) for f in found]  # the CPU here

@@ -272,6 +272,28 @@ def test_check_module_on_gpu_and_flat_weights():
     assert contiguous_warnings(torch_run(torch, lstm, x)) == []
 
 
+@gpu_test
+def test_check_module_sees_cudnn_switched_off_inside_forward():
+    """torch.backends.cudnn.flags(enabled=False) inside forward: PyTorch runs its own kernel
+    (no aten::_cudnn_rnn), and the checker, given the batch, says so (#60)."""
+    torch = _torch_gpu()
+
+    class Off(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = torch.nn.LSTM(8, 16).cuda()
+
+        def forward(self, x):
+            with torch.backends.cudnn.flags(enabled=False):
+                return self.lstm(x)[0]
+    module, x = Off(), torch.randn(10, 4, 8, device="cuda")
+    ops, _ = torch_run(torch, module, x)
+    assert CUDNN_TORCH_OP not in ops, sorted(o for o in ops if "rnn" in o or "lstm" in o)
+    found = cudnn_check.check_module(module, sample=x)
+    assert [f.criterion for f in found] == ["cudnn_disabled"], [str(f) for f in found]
+    assert cudnn_check.verdict(found) == "does not run cuDNN"
+
+
 # ----------------------------------------------------------------- Keras 3 snippets
 @gpu_test
 @pytest.mark.parametrize("backend", ["torch", "jax"])
