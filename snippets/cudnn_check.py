@@ -1153,6 +1153,7 @@ class _Probe:
         self.loops: list = []  # (layer of yours, what it repeats, times) per loop over time
         self.shadow = 0  # > 0 while the probe calls a layer again, one time step longer
         self.concat = None  # the framework's concatenate(tensors, axis=...)
+        self.compiled = False  # the call runs as compile(jit_compile=True) runs it
 
     def record(self, layer) -> _Record:
         return self.records.setdefault(id(layer), _Record(layer))
@@ -1729,6 +1730,12 @@ def probe_model(model, sample=None) -> dict:
             _probe_keras2(probe)
         else:
             _probe_keras3(probe, backend)
+        if _torch_compiled(model, flavour, backend):
+            # compile(jit_compile=True) on PyTorch: fit(), evaluate() and predict() run the
+            # model inside torch.compile, where Keras reads torch.compiler.is_compiling()
+            import torch
+            probe.patch(torch.compiler, "is_compiling", lambda: True)
+            probe.compiled = True
     except (ImportError, AttributeError, KeyError) as exc:
         probe.restore()
         raise _Fail(f"this {flavour} release's internals are not the ones the probe knows "
@@ -1747,6 +1754,12 @@ def probe_model(model, sample=None) -> dict:
     return _Records(probe)
 
 
+def _torch_compiled(model, flavour: str, backend: str) -> bool:
+    """Keras 3 on PyTorch, compiled with jit_compile=True: its steps run in torch.compile."""
+    return flavour == "keras3" and backend == "torch" and getattr(model, "jit_compile", False) \
+        is True
+
+
 class _Records(dict):
     """probe_model's answer: {id(layer): _Record} for the RNN layers called, with `loops`,
     (layer of yours, what it repeats, times) for each loop over time steps the probe saw,
@@ -1754,6 +1767,7 @@ class _Records(dict):
     def __init__(self, probe: _Probe):
         super().__init__(probe.records)
         self.loops, self.called = probe.loops, probe.called
+        self.compiled = probe.compiled
 
 
 def _version_string(flavour: str) -> str:
@@ -1841,7 +1855,7 @@ _NEVER = ("generic_rnn", "simple_rnn", "conv_rnn", "v1_layer", "cell_loop", "pyt
 
 
 # Criteria decided outside the layer's arguments: a context around the call, a device scope.
-_OUTSIDE = ("cudnn_disabled", "device_scope")
+_OUTSIDE = ("cudnn_disabled", "device_scope", "compiled")
 
 
 def _verdict(found) -> str:
@@ -1880,6 +1894,13 @@ def _outside_finding(criterion: str, what: str, path: str = "") -> Finding:
                        "enabled=False) or cudnn.enabled = False around the call): PyTorch then "
                        "runs its own RNN kernel, not cuDNN.", "Leave cuDNN enabled where the "
                        "model runs.", path, SITE + "criteria/#outside-the-layer")
+    if criterion == "compiled":
+        return Finding("compiled", f"{what}: fit(), evaluate() and predict() run the model "
+                       "through torch.compile, and inside it Keras's PyTorch backend skips cuDNN "
+                       "(it asks torch.compiler.is_compiling()) and runs its own loop.",
+                       "Compile with jit_compile=False (the default on this backend) where the "
+                       "RNN's speed matters; the model called directly runs eagerly.", path,
+                       SITE + "criteria/#outside-the-layer")
     return Finding("device_scope", f"this layer ran inside {what} (a device scope of yours): "
                    "tf-keras then takes its generic kernel, whatever the GPU.", "Remove that "
                    "device scope around the layer's call.", path,
@@ -1968,6 +1989,8 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
             found = reasons
             if not found and rec.masked_calls and backend in ("jax", "torch"):
                 found = check_mask([[True]], backend=backend)
+            if not found and records.compiled:
+                found = [_outside_finding("compiled", "compile(jit_compile=True)")]
             if not found:
                 found = [Finding("generic_loop", f"Keras ran its generic loop for this layer on "
                                  f"{where}, for a reason this checker cannot name.",
@@ -2000,6 +2023,8 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
     line = (f"asked tf-keras {version}" if flavour == "keras2" else
             f"asked Keras {version} on the {_BACKEND_NAMES.get(backend, backend)} backend")
     line += f", on {where}, with a GPU pretended"
+    if records.compiled:
+        line += ", inside torch.compile as compile(jit_compile=True) runs fit() and predict()"
     return Report(findings, line, layers, _dtype_note(model, records, flavour, backend))
 
 

@@ -68,8 +68,17 @@ class CudnnOff(keras.Model):
             return self.rnn(x)
 
 
-# Cases decided by a context the static reading (the layer's arguments) cannot see.
-OUTSIDE = {"LSTM under cudnn.flags(enabled=False)", "GRU under cudnn.flags(enabled=False)"}
+def jit_compiled(rnn):
+    """A model compiled with jit_compile=True: on PyTorch, its steps run in torch.compile."""
+    inp = keras.Input((5, 3))
+    model = keras.Model(inp, rnn(inp), name="jit")
+    model.compile("sgd", "mse", jit_compile=True)
+    return model
+
+
+# Cases decided outside the layer's arguments, which the static reading does not see.
+OUTSIDE = {"LSTM under cudnn.flags(enabled=False)", "GRU under cudnn.flags(enabled=False)",
+           "LSTM, compile(jit_compile=True)", "GRU, compile(jit_compile=True)"}
 
 
 def cases():
@@ -87,6 +96,8 @@ def cases():
     if BACKEND == "torch":
         yield "LSTM under cudnn.flags(enabled=False)", 1, lambda: CudnnOff(L.LSTM(4))
         yield "GRU under cudnn.flags(enabled=False)", 1, lambda: CudnnOff(L.GRU(4))
+        yield "LSTM, compile(jit_compile=True)", 1, lambda: jit_compiled(L.LSTM(4))
+        yield "GRU, compile(jit_compile=True)", 1, lambda: jit_compiled(L.GRU(4))
 
 
 def library_takes_cudnn(model, x, directions) -> bool:
@@ -117,7 +128,13 @@ def _torch_takes_cudnn(model, x, calls, directions) -> bool:
     for name, fn in saved.items():
         setattr(rnn, name, noted(fn))
     try:
-        model(x)
+        if getattr(model, "jit_compile", False) is True:  # as Keras's fit() and predict() run
+            # it: Dynamo traces Keras's code (its decision is made while tracing; "eager" only
+            # skips the compiler after it, which decides nothing here)
+            torch._dynamo.reset()
+            torch.compile(model, backend="eager")(x)
+        else:
+            model(x)
     finally:
         for name, fn in saved.items():
             setattr(rnn, name, fn)
