@@ -1105,6 +1105,8 @@ def check_module(module, sample=None) -> list[Finding]:
                                 "(a hand-written RNN) would not show.", "Pass sample= (one batch "
                                 "of your inputs): check_module then runs forward once and "
                                 "records the ops it calls.", top))
+    if type(module).__name__ == "OptimizedModule" and hasattr(module, "_orig_mod"):
+        findings.extend(_compiled_findings(module, sample, modules))
     if not found_rnn and isinstance(module, torch.jit.ScriptModule):
         try:
             graph = str(module.inlined_graph)
@@ -1116,6 +1118,57 @@ def check_module(module, sample=None) -> list[Finding]:
                                     "Pass the nn.Module itself (before torch.jit.script/trace).",
                                     top))
     return findings
+
+
+def _compiled_findings(module, sample, modules) -> list[Finding]:
+    """A module torch.compile wraps: where Dynamo puts its RNN modules into the graph it
+    compiles (torch._dynamo.config.allow_rnn=True; by default it breaks the graph there and runs
+    them eagerly), the compiler gets aten.lstm, aten.gru or aten.rnn_*, and inductor, its default,
+    rewrites them into per-step operations (on a CUDA input; mkldnn on the CPU): no cuDNN. With a
+    sample, Dynamo itself is asked which ops reach its graphs (it traces again, once)."""
+    import torch
+    from torch import nn
+    rnns = [(name, m) for name, m in modules if isinstance(m, nn.RNNBase)]
+    if not rnns:
+        return []
+    ops = _ops_dynamo_compiles(module._orig_mod, sample) if sample is not None else None
+    if ops is None:  # no sample (or Dynamo could not trace it): Dynamo's switch as set now
+        if not torch._dynamo.config.allow_rnn:
+            return []
+        how = "torch._dynamo.config.allow_rnn is True: torch.compile puts this RNN into its graph"
+    elif not ops & set(_FUSED_OPS):
+        return []
+    else:
+        how = (f"torch.compile put aten.{sorted(ops & set(_FUSED_OPS))[0]} into its graph "
+               "(torch._dynamo.config.allow_rnn is True)")
+    return [Finding("compiled", f"{how}, and inductor, its default compiler, rewrites it into "
+                    "per-step operations on a GPU: no cuDNN.", "Leave torch._dynamo.config."
+                    "allow_rnn False (the default): Dynamo then runs the RNN eagerly, on cuDNN, "
+                    "between two compiled graphs.", name, SITE + "criteria/#outside-the-layer")
+            for name, _ in rnns]
+
+
+def _ops_dynamo_compiles(module, sample) -> set | None:
+    """The ops in every graph torch.compile's Dynamo hands its compiler for module(sample),
+    with the Dynamo settings in force now. None where it cannot trace."""
+    import torch
+    ops: set = set()
+
+    def record(gm, example_inputs):  # a compiler that only records, then runs the graph
+        ops.update(_aten_name(n.target) or getattr(n.target, "__name__", "")
+                   for n in gm.graph.nodes if n.op == "call_function")
+        return gm.forward
+    args = sample if isinstance(sample, tuple) else (sample,)
+    torch._dynamo.reset()  # trace afresh; the reader's compiled module compiles again once
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.compile(module, backend=record)(*args)
+    except Exception:  # a forward Dynamo cannot trace: Dynamo's switch stands
+        return None
+    finally:
+        torch._dynamo.reset()
+    return ops
 
 
 class _Fail(Exception):

@@ -519,3 +519,58 @@ def test_cudnn_switched_off_inside_forward(inner, off):
     criteria = {f.criterion for f in found}
     assert ("cudnn_disabled" in criteria) == off, [str(f) for f in found]
     assert criteria - {"cudnn_disabled"} == {"device"}, [str(f) for f in found]  # the CPU here
+
+
+# ----------------------------------------------------------------- the compile step
+def _dynamo_graph_ops(module) -> set:
+    """The judge: the ops torch.compile's Dynamo hands its compiler (a recording backend), with
+    the Dynamo settings in force."""
+    import torch._dynamo as dynamo
+    ops = set()
+
+    def record(gm, example_inputs):
+        ops.update(getattr(n.target, "__name__", str(n.target))
+                   for n in gm.graph.nodes if n.op == "call_function")
+        return gm.forward
+    dynamo.reset()
+    try:
+        with torch.no_grad():
+            torch.compile(module, backend=record)(X)
+    finally:
+        dynamo.reset()
+    return ops
+
+
+def _inductor_loops_it_on_a_gpu() -> bool:
+    """Inductor (torch.compile's default compiler) decomposes aten.lstm, and for a CUDA input
+    torch._decomp picks its per-step LSTM, not mkldnn's kernel: asked with a CUDA-looking
+    input."""
+    from torch._decomp import decompositions
+    from torch._inductor.decomposition import select_decomp_table
+    x = X.transpose(0, 1).contiguous().as_subclass(_CudaLooking)
+    h = torch.zeros(1, 2, 4).as_subclass(_CudaLooking)
+    params = [[p.as_subclass(_CudaLooking) for p in nn.LSTM(3, 4).parameters()]]
+    chosen = decompositions.select_one_layer_lstm_function(x, (h, h), params)
+    return torch.ops.aten.lstm.input in select_decomp_table() and \
+        chosen is decompositions.one_layer_lstm
+
+
+@pytest.mark.parametrize("allow_rnn", [False, True])
+@pytest.mark.parametrize("sample", [None, "batch"])
+def test_torch_compile_with_allow_rnn(allow_rnn, sample):
+    """torch.compile decides outside the module: by default Dynamo breaks its graph at nn.LSTM
+    and runs it eagerly (cuDNN on a GPU); with torch._dynamo.config.allow_rnn = True the LSTM
+    goes into the graph, and inductor rewrites it into per-step operations. Judged by Dynamo
+    (which ops reach its compiler) and by inductor's own choice for a CUDA input."""
+    import torch._dynamo as dynamo
+    plain = torch_rnn_cases.Whole(nn.LSTM(3, 4, batch_first=True))
+    compiled = torch.compile(plain)
+    with dynamo.config.patch(allow_rnn=allow_rnn):
+        in_graph = "lstm" in _dynamo_graph_ops(plain)
+        found = cudnn_check.check_module(compiled, sample=None if sample is None else X)
+    assert in_graph == allow_rnn and _inductor_loops_it_on_a_gpu()
+    compiled_findings = [f for f in found if f.criterion == "compiled"]
+    assert bool(compiled_findings) == in_graph, [str(f) for f in found]
+    assert {f.criterion for f in found} - {"compiled"} <= {"device", "cannot_inspect"}
+    if in_graph:
+        assert cudnn_check.verdict(compiled_findings) == "does not run cuDNN"
