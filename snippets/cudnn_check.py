@@ -1189,6 +1189,7 @@ class _Record:
         self.masked_calls, self.call_masks = 0, []  # calls given a mask, and those masks
         self.masks_reached, self.masks_refused = 0, []  # masks cuDNN's function got, refused
         self.outside: dict[str, str] = {}  # criterion: what, outside the layer, refused cuDNN
+        self.raised = ""  # Keras's error where use_cudnn=True and it refused cuDNN
 
 
 class _Probe:
@@ -1250,9 +1251,11 @@ class _Probe:
             try:
                 return original(layer, *args, **kwargs)
             except ValueError as exc:
-                if generic is None or probe.hits == before or "use_cudnn=True" not in str(exc):
+                if generic is None or "use_cudnn=True" not in str(exc):
                     raise
-                return generic(layer, *args, **kwargs)
+                if probe.hits == before and not probe.mute and not probe.shadow:
+                    rec.raised = _first_line(exc)  # Keras refused cuDNN and raised, as on a GPU
+                return generic(layer, *args, **kwargs)  # finish the call to see the rest
             finally:
                 probe.stack.pop()
         # Keras reads a layer's call signature (TimeDistributed passes a mask only to a layer
@@ -1918,6 +1921,8 @@ def _verdict(found) -> str:
         return "uses cuDNN on a GPU, with a cost"
     if found[0].criterion in _OUTSIDE:
         return "does not run cuDNN: decided outside the layer"
+    if found[0].criterion == "use_cudnn_raises":
+        return "raises an error (use_cudnn=True): no cuDNN"
     if found[0].criterion == "depends_on_padding":
         return "depends on the padding"
     return "never uses cuDNN" if found[0].criterion in _NEVER else \
@@ -2021,7 +2026,15 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
         path = static.get(id(layer), (None,))[0] or \
             f"{getattr(model, 'name', 'model')}/{layer.name} (called, not tracked by Keras)"
         reasons = check_layer(layer, path)
-        if rec.outside:  # a decision made outside the layer, in the context it ran in
+        if rec.raised:  # use_cudnn=True, and Keras refused cuDNN for this call: it raises
+            found = [Finding("use_cudnn_raises", f'Keras raises "{rec.raised}"' + (
+                " The model passes this layer a mask, which this backend's cuDNN path does not "
+                "take." if rec.masked_calls and backend in ("jax", "torch") else ""),
+                "Pass use_cudnn=\"auto\" (Keras then runs its generic loop)" + (
+                    ", or drop the mask (equal-length batches)." if rec.masked_calls else
+                    ", or change what keeps the layer off cuDNN."))] + [
+                f for f in reasons if f.criterion != "use_cudnn"]
+        elif rec.outside:  # a decision made outside the layer, in the context it ran in
             found = [_outside_finding(criterion, what) for criterion, what in rec.outside.items()]
         elif rec.cudnn >= rec.calls or (flavour == "keras2" and rec.masked_calls and not reasons):
             # Every call reached cuDNN's function (tf-keras: or only a mask kept it away).

@@ -76,9 +76,25 @@ def jit_compiled(rnn):
     return model
 
 
+class MaskedStrict(keras.Model):
+    """A subclassed model whose Embedding(mask_zero=True) passes a mask to an LSTM built with
+    use_cudnn=True: the mask as the model really passes it."""
+    def __init__(self):
+        super().__init__(name="masked")
+        self.embed = L.Embedding(20, 3, mask_zero=True)
+        self.rnn = L.LSTM(4, use_cudnn=True, name="strict")
+
+    def call(self, x):
+        return self.rnn(self.embed(x))
+
+
+TOKENS = np.array([[3, 7, 2, 0, 0], [5, 1, 4, 4, 9]], "int32")  # right-padded with zeros
+
 # Cases decided outside the layer's arguments, which the static reading does not see.
 OUTSIDE = {"LSTM under cudnn.flags(enabled=False)", "GRU under cudnn.flags(enabled=False)",
-           "LSTM, compile(jit_compile=True)", "GRU, compile(jit_compile=True)"}
+           "LSTM, compile(jit_compile=True)", "GRU, compile(jit_compile=True)",
+           "mask from a subclassed model, use_cudnn=True"}
+SAMPLES = {"mask from a subclassed model, use_cudnn=True": TOKENS}
 
 
 def cases():
@@ -93,6 +109,8 @@ def cases():
             L.GRU(4, name="f"), L.GRU(4, go_backwards=True, unroll=True, name="b"))
     yield "unbuilt subclassed LSTM", 1, lambda: Recommender(L.LSTM(4))
     yield "unbuilt subclassed LSTM, unroll=True", 1, lambda: Recommender(L.LSTM(4, unroll=True))
+    if BACKEND in ("jax", "torch"):  # masks never reach cuDNN there: use_cudnn=True raises
+        yield "mask from a subclassed model, use_cudnn=True", 1, MaskedStrict
     if BACKEND == "torch":
         yield "LSTM under cudnn.flags(enabled=False)", 1, lambda: CudnnOff(L.LSTM(4))
         yield "GRU under cudnn.flags(enabled=False)", 1, lambda: CudnnOff(L.GRU(4))
@@ -104,9 +122,13 @@ def library_takes_cudnn(model, x, directions) -> bool:
     if BACKEND == "torch":
         x = _pretend_gpu.cuda_looking(x)
     with _pretend_gpu.pretend_gpu() as calls:
-        if BACKEND == "torch":  # below Keras, PyTorch decides: at::cudnn_is_acceptable reads
-            return _torch_takes_cudnn(model, x, calls, directions)  # its cuDNN switch first
-        model(x)
+        try:
+            if BACKEND == "torch":  # below Keras, PyTorch decides: at::cudnn_is_acceptable
+                return _torch_takes_cudnn(model, x, calls, directions)  # reads its switch first
+            model(x)
+        except ValueError as err:  # use_cudnn=True: Keras raises where cuDNN is refused, and
+            if "use_cudnn=True was specified" not in str(err):  # where the pretended call
+                raise  # failed (a call it made: a cuDNN call on a GPU)
     fused = sum(c.startswith("bidirectional") for c in calls)
     return fused > 0 or len(calls) >= directions
 
@@ -146,12 +168,12 @@ def judge_cases() -> list[dict]:
     x = np.random.default_rng(0).normal(size=(2, 5, 3)).astype("float32")
     out = []
     for name, directions, make in cases():
-        model = make()
+        model, batch = make(), SAMPLES.get(name, x)
         # The checker first: an unbuilt model must reach it unbuilt. The static reading gets a
         # copy of its own, so that no call of one decides another.
-        sample = cudnn_check.check_model(model, sample=x)
+        sample = cudnn_check.check_model(model, sample=batch)
         static = cudnn_check.check_model(make(), probe=False)
-        library = library_takes_cudnn(model, x, directions)
+        library = library_takes_cudnn(model, batch, directions)
         out.append({"case": name, "library_takes_cudnn": library, "probe": sample.probe,
                     "outside": name in OUTSIDE,
                     "sample": [[f.layer, f.criterion] for f in sample],

@@ -287,11 +287,19 @@ def test_fused_bidirectional_is_judged_as_the_backend_decides(other_backends, ba
     # alone would fall back, runs on cuDNN with it. The case must keep testing that.
     fused = {c["case"]: c for c in cases}["backward unroll=True"]
     assert fused["library_takes_cudnn"], fused
-    if backend == "torch":  # decided outside the layer: PyTorch's switch, torch.compile
-        off = [c for c in cases if c.get("outside")]
-        assert len(off) == 4 and not any(c["library_takes_cudnn"] for c in off), off
-        assert all([f for _, f in c["sample"]] == ["compiled" if "jit_compile" in c["case"]
-                                                    else "cudnn_disabled"] for c in off), off
+    # Decided outside the layer's arguments (#60): the mask a subclassed model passes to a layer
+    # built with use_cudnn=True (Keras raises), and on PyTorch its cuDNN switch and
+    # torch.compile. The library refuses cuDNN in each, and the checker names what decided.
+    expected = {"mask from a subclassed model, use_cudnn=True": "use_cudnn_raises"}
+    if backend == "torch":
+        expected.update({f"{k}, compile(jit_compile=True)": "compiled" for k in ("LSTM", "GRU")})
+        expected.update({f"{k} under cudnn.flags(enabled=False)": "cudnn_disabled"
+                         for k in ("LSTM", "GRU")})
+    off = {c["case"]: c for c in cases if c.get("outside")}
+    assert set(off) == set(expected), sorted(off)
+    for name, criterion in expected.items():
+        assert not off[name]["library_takes_cudnn"], off[name]
+        assert [f for _, f in off[name]["sample"]] == [criterion], off[name]
 
 
 def test_tensorflow_has_no_fused_call_and_unbuilt_models_count_the_readers_call():
