@@ -1945,6 +1945,31 @@ def _layer_paths(model, path: str | None = None, _out: dict | None = None) -> di
     return out
 
 
+def _condition_notes(records, flavour: str, backend: str) -> list[str]:
+    """What this check cannot see, named as conditions: contexts your own code opens around the
+    model's calls elsewhere (training, serving), where the library decides again."""
+    if not any(r.cudnn and not r.outside and not r.raised for r in records.values()):
+        return []
+    if flavour == "keras2":
+        return ["Condition: tf-keras reads the device scope open where each layer runs; a "
+                'tf.device("/CPU:0") around your own calls of the model keeps it off cuDNN.']
+    if backend == "torch":
+        return ["Condition: PyTorch reads torch.backends.cudnn.enabled at each call (on for "
+                "this check); a torch.backends.cudnn.flags(enabled=False) around your own calls "
+                "turns cuDNN off. So does torch.compile around the model: Keras then runs its "
+                "own loop" + ("." if records.compiled else ", as fit() and predict() do after "
+                              "compile(jit_compile=True).")]
+    if backend == "tensorflow":
+        return ["Condition: this check ran with no device scope; where your own code calls the "
+                'model inside tf.device("/CPU:0"), TensorFlow places the ops on the GPU machine '
+                "itself, which this check does not decide."]
+    if backend == "jax":
+        return ["Condition: Keras's JAX backend asks jax.default_backend() (a GPU, pretended "
+                "here); where your code puts the arrays on another device (jax.default_device, "
+                "jax.device_put), this check does not decide what runs."]
+    return []
+
+
 def _outside_finding(criterion: str, what: str, path: str = "") -> Finding:
     """A decision the library made outside the layer's arguments, seen as the layer ran."""
     if criterion == "cudnn_disabled":
@@ -2091,7 +2116,8 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
     line += f", on {where}, with a GPU pretended"
     if records.compiled:
         line += ", inside torch.compile as compile(jit_compile=True) runs fit() and predict()"
-    return Report(findings, line, layers, _dtype_note(model, records, flavour, backend))
+    return Report(findings, line, layers, _dtype_note(model, records, flavour, backend)
+                  + _condition_notes(records, flavour, backend))
 
 
 # --------------------------------------------------------------------------- command line
