@@ -1841,10 +1841,14 @@ class Report(list):
     """check_model's findings (a list: [] means every RNN layer called takes cuDNN), with how
     they were obtained. `probe`: one line, whether the library's own decision ran on the model
     or the static reading stands in for it. `layers`: (path, class, verdict) for every RNN
-    layer seen. `notes`: lines that do not change the verdict (the dtype policy)."""
-    def __init__(self, findings=(), probe="", layers=(), notes=()):
+    layer seen. `notes`: lines that do not change the verdict (the dtype policy).
+    `conditions`: what your own code may open around the model's calls elsewhere (a context
+    manager, a device scope, a compiler), which the library reads there and this check cannot
+    see."""
+    def __init__(self, findings=(), probe="", layers=(), notes=(), conditions=()):
         super().__init__(findings)
         self.probe, self.layers, self.notes = probe, list(layers), list(notes)
+        self.conditions = list(conditions)
 
 
 def _relevant(layer) -> bool:
@@ -1945,7 +1949,7 @@ def _layer_paths(model, path: str | None = None, _out: dict | None = None) -> di
     return out
 
 
-def _condition_notes(records, flavour: str, backend: str) -> list[str]:
+def _conditions(records, flavour: str, backend: str) -> list[str]:
     """What this check cannot see, named as conditions: contexts your own code opens around the
     model's calls elsewhere (training, serving), where the library decides again."""
     if not any(r.cudnn and not r.outside and not r.raised for r in records.values()):
@@ -2116,8 +2120,8 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
     line += f", on {where}, with a GPU pretended"
     if records.compiled:
         line += ", inside torch.compile as compile(jit_compile=True) runs fit() and predict()"
-    return Report(findings, line, layers, _dtype_note(model, records, flavour, backend)
-                  + _condition_notes(records, flavour, backend))
+    return Report(findings, line, layers, _dtype_note(model, records, flavour, backend),
+                  _conditions(records, flavour, backend))
 
 
 # --------------------------------------------------------------------------- command line
@@ -2234,6 +2238,7 @@ def main(argv=None) -> int:
         print(json.dumps({
             "model": args.model, "keras": keras.__version__, "backend": backend,
             "legacy_keras": _legacy_keras(), "probe": report.probe, "notes": report.notes,
+            "conditions": report.conditions,
             "layers": [{"path": p, "class": c, "verdict": v,
                         "eligible": not any(f.layer == p and not f.is_cost for f in report)}
                        for p, c, v in report.layers],
@@ -2251,7 +2256,7 @@ def main(argv=None) -> int:
                       + (f"\n    see: {f.see}" if f.see else ""))
         for f in (f for f in report if f.layer not in {p for p, _, _ in report.layers}):
             print(f"{f.layer}: [{f.criterion}] {f.message}\n    fix: {f.fix}")
-        for note in report.notes:
+        for note in report.notes + report.conditions:
             print(note)
     return 1 if any(not f.is_cost for f in report) else 0
 

@@ -175,7 +175,7 @@ def judge_cases() -> list[dict]:
         static = cudnn_check.check_model(make(), probe=False)
         library = library_takes_cudnn(model, batch, directions)
         out.append({"case": name, "library_takes_cudnn": library, "probe": sample.probe,
-                    "outside": name in OUTSIDE, "notes": sample.notes,
+                    "outside": name in OUTSIDE, "conditions": sample.conditions,
                     "sample": [[f.layer, f.criterion] for f in sample],
                     "static": [[f.layer, f.criterion] for f in static]})
     return out

@@ -302,9 +302,11 @@ def test_fused_bidirectional_is_judged_as_the_backend_decides(other_backends, ba
         assert [f for _, f in off[name]["sample"]] == [criterion], off[name]
     # Where the library took cuDNN, the contexts the check cannot see are named as conditions.
     taken = [c for c in cases if c["library_takes_cudnn"]]
-    assert taken and all(any(n.startswith("Condition:") for n in c["notes"]) for c in taken)
+    assert taken and all(any(n.startswith("Condition:") for n in c["conditions"])
+                         for c in taken)
     if backend == "torch":
-        assert all(any("cudnn.flags(enabled=False)" in n for n in c["notes"]) for c in taken)
+        assert all(any("cudnn.flags(enabled=False)" in n for n in c["conditions"])
+                   for c in taken)
 
 
 def test_tensorflow_has_no_fused_call_and_unbuilt_models_count_the_readers_call():
