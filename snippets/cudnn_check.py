@@ -22,8 +22,13 @@ TensorFlow is imported only for a TensorFlow-backend or Keras 2 layer.
 
 check_model() asks the library: it calls the model once (on your sample=, else on zeros shaped
 from its inputs) with the backend's own decision code believing a GPU is present, and records
-which RNN layer calls reach cuDNN, and which layers of yours loop over time steps in Python.
-Where it cannot, it says so and reads the layers' arguments.
+which RNN layer calls reach cuDNN, and which layers of yours loop over time steps in Python
+(a loop counts as an RNN only where a step uses what an earlier one computed). What decides
+outside the layer is asked where the model runs: a device scope or PyTorch's cuDNN switch in
+your model's call, the mask it passes, compile(jit_compile=True) on PyTorch; what your code
+opens around its own calls elsewhere is listed as a condition. Where it cannot, it says so and
+reads the layers' arguments. A finding that only costs (weights outside one buffer) leaves the
+call on cuDNN: verdict(findings) says "runs cuDNN, with a cost".
 """
 # snippet: timeout=120
 from __future__ import annotations
@@ -1633,8 +1638,13 @@ def _probe_keras3(probe: _Probe, backend: str):
         import tensorflow as tf
         brnn = importlib.import_module("keras.src.backend.tensorflow.rnn")
 
+        from tensorflow.python.eager import context as tf_context
+
         def recorder(mask_index):
             def fake(inputs, *args, **kwargs):
+                scope = tf_context.context().device_name  # a tf.device scope of yours, if any
+                if scope and "GPU" not in scope.upper():
+                    probe.refused_outside("placed", tf.DeviceSpec.from_string(scope).device_type)
                 mask = args[mask_index - 1] if len(args) >= mask_index else kwargs.get("mask")
                 ok = True
                 if mask is not None and not probe.mute:
@@ -2045,7 +2055,7 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
                       f"static reading (the probe could not run: {exc})",
                       [(p, type(l).__name__, "static: " + _static_verdict(fs))
                        for p, l, fs in static.values()])
-    findings, layers = [], []
+    findings, layers, conditions = [], [], []
     per_batch = backend == "tensorflow"  # TF backend and tf-keras check a mask per batch
     where = "your sample" if sample is not None else "zeros"
     for rec in records.values():
@@ -2055,6 +2065,12 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
         path = static.get(id(layer), (None,))[0] or \
             f"{getattr(model, 'name', 'model')}/{layer.name} (called, not tracked by Keras)"
         reasons = check_layer(layer, path)
+        placed = rec.outside.pop("placed", None)  # a scope Keras 3 does not read: a condition
+        if placed:
+            conditions.append(f'Condition: {path} ran inside tf.device("/{placed}:0"). Keras '
+                              "still calls cuDNN's op there; whether TensorFlow then places it "
+                              "on the GPU anyway (soft device placement) is decided on a GPU "
+                              "machine, not by this check.")
         if rec.raised:  # use_cudnn=True, and Keras refused cuDNN for this call: it raises
             found = [Finding("use_cudnn_raises", f'Keras raises "{rec.raised}"' + (
                 " The model passes this layer a mask, which this backend's cuDNN path does not "
@@ -2121,7 +2137,7 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
     if records.compiled:
         line += ", inside torch.compile as compile(jit_compile=True) runs fit() and predict()"
     return Report(findings, line, layers, _dtype_note(model, records, flavour, backend),
-                  _conditions(records, flavour, backend))
+                  conditions + _conditions(records, flavour, backend))
 
 
 # --------------------------------------------------------------------------- command line
