@@ -1195,6 +1195,7 @@ class _Record:
         self.masks_reached, self.masks_refused = 0, []  # masks cuDNN's function got, refused
         self.outside: dict[str, str] = {}  # criterion: what, outside the layer, refused cuDNN
         self.raised = ""  # Keras's error where use_cudnn=True and it refused cuDNN
+        self.costs: set = set()  # what its cuDNN calls cost (criteria in _COSTS)
 
 
 class _Probe:
@@ -1441,6 +1442,15 @@ class _Probe:
                     getattr(other, "rnn", None) is original:
                 self.patch(other, "rnn", rnn)
 
+    def costs(self, criterion: str):
+        """The call on top of the stack reaches cuDNN at a cost (weights outside one buffer)."""
+        if self.mute or self.shadow or not self.stack:
+            return
+        top = self.stack[-1]
+        for layer in ([top.forward_layer, top.backward_layer] if hasattr(top, "forward_layer")
+                      else [top]):
+            self.record(layer).costs.add(criterion)
+
     def refused_outside(self, criterion: str, what: str):
         """Something outside the layer's arguments (a context around the call, a device scope)
         made the library refuse cuDNN for the layer on top of the stack."""
@@ -1676,13 +1686,27 @@ def _probe_keras3(probe: _Probe, backend: str):
             def device(self):
                 return torch.device("cuda", 0)
 
-        def recorder(error):
+        def recorder(error, original=None, prepare=None):
             def fake(*args, **kwargs):
                 if not torch.backends.cudnn.enabled:  # what aten's cudnn_is_acceptable reads
                     probe.refused_outside("cudnn_disabled", "torch.backends.cudnn.enabled")
+                if prepare is not None and not _one_buffer(original, prepare, args, kwargs):
+                    probe.costs("weights_not_flat")
                 probe.reached(None, dtype=getattr(args[0], "dtype", None))
                 raise error("cudnn_check probe: no cuDNN here")
             return fake
+
+        def _one_buffer(original, prepare, args, kwargs) -> bool:
+            """Are the weights Keras hands PyTorch's cuDNN call in one buffer? Keras's own
+            packing function, asked with the call's arguments. Where they are not, PyTorch
+            compacts them on every call on a GPU (and warns): a cost, not a fallback."""
+            try:
+                bound = inspect.signature(original).bind(*args, **kwargs).arguments
+                weights = prepare(bound["kernel"], bound["recurrent_kernel"], bound["bias"],
+                                  torch.device("cpu"))  # the same packing, on this machine
+                return len({w.untyped_storage().data_ptr() for w in weights}) <= 1
+            except Exception:  # another release's signature: say nothing
+                return True
 
         def on_gpu(fn):  # the backend's lstm/gru decide by the input's device
             def wrapper(inputs, *args, **kwargs):
@@ -1695,8 +1719,10 @@ def _probe_keras3(probe: _Probe, backend: str):
                 return type(out)(plain(o) for o in out)
             return out.as_subclass(torch.Tensor) if isinstance(out, torch.Tensor) else out
         probe.patch(brnn, "_is_cuda_cudnn_available", lambda: True)
-        probe.patch(brnn, "_cudnn_lstm", recorder(RuntimeError))
-        probe.patch(brnn, "_cudnn_gru", recorder(RuntimeError))
+        probe.patch(brnn, "_cudnn_lstm", recorder(RuntimeError, brnn._cudnn_lstm,
+                                                  getattr(brnn, "prepare_lstm_params", None)))
+        probe.patch(brnn, "_cudnn_gru", recorder(RuntimeError, brnn._cudnn_gru,
+                                                 getattr(brnn, "prepare_gru_params", None)))
         for name in ("prepare_lstm_params", "prepare_gru_params"):  # the fused Bidirectional
             if hasattr(brnn, name):
                 probe.patch(brnn, name, recorder(NotImplementedError))
@@ -1854,11 +1880,11 @@ class Report(list):
     layer seen. `notes`: lines that do not change the verdict (the dtype policy).
     `conditions`: what your own code may open around the model's calls elsewhere (a context
     manager, a device scope, a compiler), which the library reads there and this check cannot
-    see."""
-    def __init__(self, findings=(), probe="", layers=(), notes=(), conditions=()):
+    see. `costs`: Findings of layers that run cuDNN at a cost (not in the list: cuDNN runs)."""
+    def __init__(self, findings=(), probe="", layers=(), notes=(), conditions=(), costs=()):
         super().__init__(findings)
         self.probe, self.layers, self.notes = probe, list(layers), list(notes)
-        self.conditions = list(conditions)
+        self.conditions, self.costs = list(conditions), list(costs)
 
 
 def _relevant(layer) -> bool:
@@ -1984,6 +2010,15 @@ def _conditions(records, flavour: str, backend: str) -> list[str]:
     return []
 
 
+def _cost_finding(criterion: str) -> Finding:
+    """What a Keras layer's cuDNN call costs (Keras 3 on PyTorch)."""
+    return Finding("weights_not_flat", "Keras hands PyTorch's cuDNN call the weights as separate "
+                   "tensors, not one buffer: on a GPU PyTorch warns and compacts them on every "
+                   "call (memory and a copy). cuDNN still runs.", "Nothing to change in the "
+                   "layer: Keras's PyTorch backend packs its weights this way. Measure it; "
+                   "nn.LSTM and nn.GRU keep theirs in one buffer.")
+
+
 def _outside_finding(criterion: str, what: str, path: str = "") -> Finding:
     """A decision the library made outside the layer's arguments, seen as the layer ran."""
     if criterion == "cudnn_disabled":
@@ -2055,7 +2090,7 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
                       f"static reading (the probe could not run: {exc})",
                       [(p, type(l).__name__, "static: " + _static_verdict(fs))
                        for p, l, fs in static.values()])
-    findings, layers, conditions = [], [], []
+    findings, layers, conditions, costs = [], [], [], []
     per_batch = backend == "tensorflow"  # TF backend and tf-keras check a mask per batch
     where = "your sample" if sample is not None else "zeros"
     for rec in records.values():
@@ -2109,10 +2144,12 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
             if rec.cudnn:
                 for f in found:
                     f.message += f" (cuDNN on {rec.cudnn} of its {rec.calls} calls)"
-        for f in found:
+        paid = [_cost_finding(c) for c in sorted(rec.costs)] if not found else []
+        for f in found + paid:
             f.layer, f.source = path, "probe"
         findings.extend(found)
-        layers.append((path, type(layer).__name__, _verdict(found)))
+        costs.extend(paid)
+        layers.append((path, type(layer).__name__, _verdict(found + paid)))
     done = {id(rec.layer) for rec in records.values() if rec.calls}
     paths = _layer_paths(model)
     for owner, what, times in records.loops:  # loops of yours over time steps
@@ -2137,7 +2174,7 @@ def check_model(model, sample=None, probe: bool = True) -> Report:
     if records.compiled:
         line += ", inside torch.compile as compile(jit_compile=True) runs fit() and predict()"
     return Report(findings, line, layers, _dtype_note(model, records, flavour, backend),
-                  conditions + _conditions(records, flavour, backend))
+                  conditions + _conditions(records, flavour, backend), costs)
 
 
 # --------------------------------------------------------------------------- command line
@@ -2255,6 +2292,7 @@ def main(argv=None) -> int:
             "model": args.model, "keras": keras.__version__, "backend": backend,
             "legacy_keras": _legacy_keras(), "probe": report.probe, "notes": report.notes,
             "conditions": report.conditions,
+            "costs": [dataclasses.asdict(f) for f in report.costs],
             "layers": [{"path": p, "class": c, "verdict": v,
                         "eligible": not any(f.layer == p and not f.is_cost for f in report)}
                        for p, c, v in report.layers],
@@ -2267,7 +2305,7 @@ def main(argv=None) -> int:
         print(f"{args.model} ({rules}):\n{report.probe}")
         for path, cls, verdict in report.layers:
             print(f"{path} ({cls}): {verdict}")
-            for f in (f for f in report if f.layer == path):
+            for f in (f for f in list(report) + report.costs if f.layer == path):
                 print(f"  - [{f.criterion}] {f.message}\n    fix: {f.fix}"
                       + (f"\n    see: {f.see}" if f.see else ""))
         for f in (f for f in report if f.layer not in {p for p, _, _ in report.layers}):

@@ -176,6 +176,7 @@ def judge_cases() -> list[dict]:
         library = library_takes_cudnn(model, batch, directions)
         out.append({"case": name, "library_takes_cudnn": library, "probe": sample.probe,
                     "outside": name in OUTSIDE, "conditions": sample.conditions,
+                    "costs": [[f.layer, f.criterion] for f in sample.costs],
                     "sample": [[f.layer, f.criterion] for f in sample],
                     "static": [[f.layer, f.criterion] for f in static]})
     return out

@@ -307,6 +307,12 @@ def test_fused_bidirectional_is_judged_as_the_backend_decides(other_backends, ba
     if backend == "torch":
         assert all(any("cudnn.flags(enabled=False)" in n for n in c["conditions"])
                    for c in taken)
+    # A layer's own cuDNN call (not the fused Bidirectional one) costs a weight copy on PyTorch:
+    # Keras packs its weights into separate tensors (its own prepare_*_params, asked by the
+    # probe); the GPU's answer is test_keras_on_pytorch_compacts_its_weights_on_a_gpu below.
+    own = {c["case"]: c for c in taken}["unbuilt subclassed LSTM"]
+    assert [f for _, f in own["costs"]] == (["weights_not_flat"] if backend == "torch" else [])
+
 
 
 def test_tensorflow_has_no_fused_call_and_unbuilt_models_count_the_readers_call():
@@ -616,3 +622,22 @@ def test_keras3_tensorflow_device_scope_is_named_as_a_condition():
     assert report == [] and report.layers == [("m/enc", "LSTM", "uses cuDNN on a GPU")]
     assert any(c.startswith('Condition: m/enc ran inside tf.device("/CPU:0")')
                for c in report.conditions), report.conditions
+
+
+def test_keras_on_pytorch_compacts_its_weights_on_a_gpu():
+    """The GPU's answer, from the records of the criteria page's GPU program for Keras on
+    PyTorch (run with the Keras installed here): its LSTM and GRU ran aten::_cudnn_rnn, and
+    PyTorch warned from Keras's own cuDNN call that the weights are not in one buffer and are
+    compacted on every call. So the checker's weights_not_flat for Keras on PyTorch is a cost of
+    a call that runs cuDNN, as it reports it."""
+    records = sorted(REPO.glob("results/*/snippets/criteria/torch_backend/on_gpu.py/result.json"))
+    assert records, "no GPU record of criteria/torch_backend/on_gpu.py"
+    for path in records:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        assert record["provenance"]["packages"]["keras"] == keras.__version__, path
+        out, err = record["stdout"], record["stderr"]
+        assert any(line.startswith("LSTM(") and "aten::_cudnn_rnn" in line
+                   for line in out.splitlines()), out
+        warned = [line for line in err.splitlines() if "keras/src/backend/torch/rnn.py" in line
+                  and "not part of single contiguous chunk of memory" in line]
+        assert warned, err[-2000:]
