@@ -12,6 +12,12 @@ In a page:
   <!-- newest-run -->                     the newest release of each library run, and when
                                           (`python -m pipeline.release_watch` lists what the
                                           registry holds newer)
+  <!-- nightly-run -->                    the keras-nightly run, by its date: "the keras-nightly
+                                          of 2026-10-27 (run on 2026-11-29)"
+  <!-- nightly-changes -->                per backend, the cases of the versions table where the
+                                          keras-nightly answers otherwise than the newest release
+  <!-- stacked-mask-table -->             two stacked LSTMs behind a mask, in the newest release
+                                          and the nightly: the second one's mask, cuDNN, warning
   <!-- version-claims --> ... <!-- /version-claims -->
                                           a region (a table, a diagram) whose Keras versions must
                                           all come from markers: one written by hand fails the
@@ -20,6 +26,11 @@ In a page:
 BACKEND is tensorflow, jax, torch or tf-keras; CASE a case of snippets/versions/ (lstm,
 lstm_mask_right, ...); OUTCOME one of OUTCOMES. A claim drawn from a record made by an older
 version of its snippet is marked, never shown as current.
+
+A keras-nightly is the next release before it ships: it is named by its date ("the keras-nightly
+of 2026-10-27"), never by its version, and no claim about releases (`since`, `releases`,
+`run-range`, the versions table, `newest-run`) counts it. Records of another snippet than the
+cases (a `topic`, such as the stacked masks) are read only by the markers made for them.
 """
 from __future__ import annotations
 
@@ -36,6 +47,9 @@ RUN_RANGE = re.compile(r"<!--\s*run-range:\s*([\w-]+)\s*-->")
 TABLE = re.compile(r"<!--\s*versions-table\s*-->")
 TORCH_TABLE = re.compile(r"<!--\s*torch-versions-table\s*-->")
 NEWEST = re.compile(r"<!--\s*newest-run\s*-->")
+NIGHTLY = re.compile(r"<!--\s*nightly-run\s*-->")
+NIGHTLY_CHANGES = re.compile(r"<!--\s*nightly-changes\s*-->")
+MASK_TABLE = re.compile(r"<!--\s*stacked-mask-table\s*-->")
 REGION = re.compile(r"<!--\s*version-claims\s*-->(.*?)<!--\s*/version-claims\s*-->", re.S)
 ANY_MARKER = re.compile(r"<!--.*?-->", re.S)
 # A Keras 3 version written by hand: 3.4, 3.0.1 (not 2.13, 9.13 or 3.11.7's Python).
@@ -64,6 +78,8 @@ class Run:
     stale: bool
     date: str
     frameworks: dict
+    nightly: str = ""  # a keras-nightly: the date it was built (YYYY-MM-DD); "" for a release
+    topic: str = ""  # "" for the cases of snippets/versions/_keras3_cases.py; else its snippet's
 
 
 def load(results: Path, snippets: Path) -> list[Run]:
@@ -82,12 +98,32 @@ def load(results: Path, snippets: Path) -> list[Run]:
             backend = "tf-keras" if library == "tf-keras" else cell.get("backend", "")
             runs.append(Run(library, cell.get("version", ""), backend, data.get("cases", {}),
                             data.get("labels", {}), r.stale, r.date,
-                            r.data["provenance"].get("frameworks", {})))
+                            r.data["provenance"].get("frameworks", {}),
+                            cell.get("nightly", ""), cell.get("topic", "")))
     return sorted(runs, key=lambda r: (r.library, r.backend, _key(r.version)))
 
 
-def keras_runs(runs: list[Run], backend: str) -> list[Run]:
-    return [r for r in runs if r.backend == backend and r.library in ("keras", "tf-keras")]
+def keras_runs(runs: list[Run], backend: str, topic: str = "") -> list[Run]:
+    """The Keras releases run on a backend (never a nightly), oldest first."""
+    return [r for r in runs if r.backend == backend and r.library in ("keras", "tf-keras")
+            and not r.nightly and r.topic == topic]
+
+
+def nightly_runs(runs: list[Run], backend: str, topic: str = "") -> list[Run]:
+    """The keras-nightly runs on a backend, oldest first."""
+    return [r for r in runs if r.backend == backend and r.library == "keras" and r.nightly
+            and r.topic == topic]
+
+
+NIGHTLY_WORDS = {"en": "the keras-nightly of {date}", "es": "el keras-nightly del {date}"}
+
+
+def run_name(run: Run, lang: str = "en") -> str:
+    """How a page names a run: "Keras 3.15.1", or a nightly by its date, never its version."""
+    if run.nightly:
+        return NIGHTLY_WORDS[lang].format(date=run.nightly)
+    return {"keras": "Keras", "tf-keras": "tf-keras", "torch": "PyTorch"}.get(
+        run.library, run.library) + " " + run.version.split("+")[0]
 
 
 def _body(run: Run, case: str) -> dict | None:
@@ -411,7 +447,8 @@ def newest_runs(runs: list[Run], lang: str) -> str:
     names = {"keras": "Keras", "tf-keras": "tf-keras", "torch": "PyTorch"}
     shown = []
     for library, name in names.items():
-        mine = [r for r in runs if r.library == library and r.version]
+        mine = [r for r in runs if r.library == library and r.version and not r.nightly
+                and not r.topic]
         if not mine:
             continue
         top = max(mine, key=lambda r: _key(r.version))
@@ -421,6 +458,95 @@ def newest_runs(runs: list[Run], lang: str) -> str:
     if not shown:
         raise ClaimError("<!-- newest-run -->: no release on record (`make versions`)")
     return ", ".join(shown)
+
+
+NIGHTLY_TEXT = {
+    "en": {"run": "{name} (run on {date})", "none": "no keras-nightly on record (`make versions`)",
+           "same": "{backend}: every case as {release}.",
+           "differ": "{backend}: {cases}; every other case as {release}.",
+           "case": "{case}: {old} in {release}, {new} in {nightly}",
+           "backend": "backend", "run_col": "run", "mask": "mask of the second LSTM",
+           "second": "second LSTM", "warning": "mask warning",
+           "mask_passed": "the first LSTM's mask", "mask_none": "none", "yes": "yes", "no": "no"},
+    "es": {"run": "{name} (ejecutado el {date})",
+           "none": "ningún keras-nightly registrado (`make versions`)",
+           "same": "{backend}: cada caso como en {release}.",
+           "differ": "{backend}: {cases}; cada otro caso como en {release}.",
+           "case": "{case}: {old} en {release}, {new} en {nightly}",
+           "backend": "backend", "run_col": "versión", "mask": "máscara de la segunda LSTM",
+           "second": "segunda LSTM", "warning": "aviso de máscara",
+           "mask_passed": "la máscara de la primera LSTM", "mask_none": "ninguna", "yes": "sí",
+           "no": "no"},
+}
+
+
+def nightly_run(runs: list[Run], lang: str) -> str:
+    """"the keras-nightly of 2026-10-27 (run on 2026-11-29)": the newest nightly on record."""
+    mine = [r for r in runs if r.nightly]
+    if not mine:
+        raise ClaimError(f"<!-- nightly-run -->: {NIGHTLY_TEXT['en']['none']}")
+    top = max(r.nightly for r in mine)
+    date = max(r.date for r in mine if r.nightly == top)[:10]
+    stale = "*" if any(r.stale for r in mine if r.nightly == top) else ""
+    return NIGHTLY_TEXT[lang]["run"].format(name=NIGHTLY_WORDS[lang].format(date=top),
+                                            date=date) + stale
+
+
+def nightly_changes(runs: list[Run], lang: str) -> str:
+    """Per backend, the cases where the newest keras-nightly answers otherwise than the newest
+    release run: a list, one backend a line."""
+    w, t = WORDS[lang], NIGHTLY_TEXT[lang]
+    english = {c: l for r in runs for c, l in r.labels.items()}
+    label = (lambda c: LABELS_ES.get(c, english.get(c, c))) if lang == "es" \
+        else (lambda c: english.get(c, c))
+    lines = []
+    for b in ("tensorflow", "jax", "torch"):
+        releases, nightlies = keras_runs(runs, b), nightly_runs(runs, b)
+        if not (releases and nightlies):
+            continue
+        old, new = releases[-1], max(nightlies, key=lambda r: r.nightly)
+        differ = []
+        for c in [c for c in old.cases if c in new.cases]:
+            a = _answer(old.cases[c], w, _body(old, c))
+            z = _answer(new.cases[c], w, _body(new, c))
+            if a != z:
+                differ.append(t["case"].format(case=_code_label(label(c)), old=html.escape(a),
+                                               new=html.escape(z), release=run_name(old, lang),
+                                               nightly=run_name(new, lang)))
+        stale = "*" if old.stale or new.stale else ""
+        lines.append("- " + (t["differ"].format(backend=w[b], cases="; ".join(differ),
+                                                release=run_name(old, lang)) if differ
+                             else t["same"].format(backend=w[b], release=run_name(old, lang)))
+                     + stale)
+    if not lines:
+        raise ClaimError(f"<!-- nightly-changes -->: {t['none']}")
+    return "\n".join(lines)
+
+
+def stacked_mask_table(runs: list[Run], lang: str) -> str:
+    """Two stacked LSTMs behind a mask, per backend, in each release and nightly run: the mask
+    the second LSTM received, whether Keras sent it to cuDNN, whether Keras warned."""
+    w, t = WORDS[lang], NIGHTLY_TEXT[lang]
+    lines = [f"| {t['backend']} | {t['run_col']} | {t['mask']} | {t['second']} | {t['warning']} |",
+             "|---|---|---|---|---|"]
+    for b in ("tensorflow", "jax", "torch"):
+        for r in keras_runs(runs, b, "stacked-mask") + nightly_runs(runs, b, "stacked-mask"):
+            case = r.cases.get("stacked_lstm_mask")
+            if not case:
+                raise ClaimError(f"<!-- stacked-mask-table -->: the {run_name(r)} record on {b} "
+                                 "has no case 'stacked_lstm_mask'")
+            first, second = case["layers"]["first_lstm"], case["layers"]["second_lstm"]
+            mask = t["mask_none"] if second["mask"] is None else t["mask_passed"] \
+                if second["mask"] == first["mask"] else json.dumps(second["mask"])
+            lines.append(f"| {w[b]} | {run_name(r, lang)}{'*' if r.stale else ''} | {mask} | "
+                         f"{w['cudnn'] if second['cudnn'] else w['generic']} | "
+                         f"{t['yes'] if case['warnings'] else t['no']} |")
+    if len(lines) == 2:
+        raise ClaimError("<!-- stacked-mask-table -->: no record of the stacked masks "
+                         "(`make versions`)")
+    if any(r.stale for r in runs if r.topic == "stacked-mask"):
+        lines += ["", f'\\* {w["older"]}.']
+    return "\n".join(lines)
 
 
 def render(markdown: str, runs: list[Run], lang: str, where: str) -> str:
@@ -449,4 +575,7 @@ def render(markdown: str, runs: list[Run], lang: str, where: str) -> str:
     markdown = TABLE.sub(lambda m: table(runs, lang), markdown)
     markdown = TORCH_TABLE.sub(lambda m: torch_table(runs, lang), markdown)
     markdown = NEWEST.sub(lambda m: newest_runs(runs, lang), markdown)
+    markdown = NIGHTLY.sub(lambda m: nightly_run(runs, lang), markdown)
+    markdown = NIGHTLY_CHANGES.sub(lambda m: nightly_changes(runs, lang), markdown)
+    markdown = MASK_TABLE.sub(lambda m: stacked_mask_table(runs, lang), markdown)
     return REGION.sub(lambda m: m.group(1), markdown)

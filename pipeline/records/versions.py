@@ -24,6 +24,11 @@ requirements accept that Keras (TensorFlow 2.17 asks for keras>=3.2, 2.18 for >=
 >=3.10, 2.21 for >=3.12), a JAX from the months of that Keras release (Keras declares none), and
 the project's pinned PyTorch. Every cell's provenance lists what was installed.
 
+The newest keras-nightly (KERAS_NIGHTLY) runs the same snippets, in cells named by its date
+(keras-nightly-<date>-<backend>), never as a release. Two stacked LSTMs behind a mask
+(keras-team/keras#23235) run in cells of their own (keras-<release>-stacked-mask-<backend>, and
+the nightly's), on the pinned Keras release and the nightly only.
+
 The cell `pinned-<backend>` is the project's own environment (no base, no download): CPU CI runs
 it end to end.
 """
@@ -70,6 +75,11 @@ _TF_FOR_KERAS = ((12, "2.21"), (10, "2.20"), (5, "2.19"), (2, "2.17"), (0, "2.16
 # built against NumPy 1.
 _JAX_FOR_KERAS = ((12, "0.10.2"), (9, "0.6.2"), (5, "0.4.38"), (2, "0.4.30"), (0, "0.4.23"))
 _JAX_NUMPY1 = ("0.4.23", "0.4.30")
+# The newest keras-nightly on the registry: the next release before it ships. A nightly is named
+# by its date (its version's .devYYYYMMDDHH), never as a release.
+KERAS_NIGHTLY = "3.16.0.dev2026102704"
+# Stacked LSTMs behind a mask (keras-team/keras#23235): the pinned release and the nightly.
+STACKED_MASK = ("3.15.1", KERAS_NIGHTLY)
 SNIPPETS = {"tensorflow": "versions/keras3_tensorflow.py", "jax": "versions/keras3_jax.py",
             "torch": "versions/keras3_torch.py", "tf-keras": "versions/tf_keras_rules.py",
             "pytorch": "versions/torch_rnn.py"}
@@ -95,6 +105,40 @@ class Cell:
     facts: dict = field(default_factory=dict, compare=False, hash=False)  # library, version, backend
 
 
+def nightly_date(version: str) -> str:
+    """"3.16.0.dev2026102704" -> "2026-10-27": the day a nightly was built, from its version."""
+    m = re.fullmatch(r"\d+\.\d+\.\d+\.dev(\d{4})(\d\d)(\d\d)\d*", version)
+    if not m:
+        raise BadInput(f"{version!r} is not a nightly's version (X.Y.Z.devYYYYMMDD...)")
+    return "-".join(m.groups())
+
+
+def _keras_cell(k: str, backend: str, topic: str = "") -> Cell:
+    """One Keras release (or nightly) on one backend, running the cases (or `topic`'s snippet)."""
+    names = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
+    base = {"tensorflow": lambda: tf_base(_pick(_TF_FOR_KERAS, k)),
+            "jax": lambda: jax_base(_pick(_JAX_FOR_KERAS, k)),
+            "torch": lambda: torch_base(KERAS_TORCH)}[backend]()
+    facts = {"library": "keras", "version": k, "backend": backend}
+    if ".dev" in k:  # a nightly: its own distribution, named by its date
+        facts["nightly"] = nightly_date(k)
+        name, label, package = f"keras-nightly-{facts['nightly']}", \
+            f"keras-nightly of {facts['nightly']}", f"keras-nightly=={k}"
+    else:
+        name, label, package = f"keras-{k}", f"Keras {k}", f"keras=={k}"
+    snippet = SNIPPETS[backend]
+    if topic:
+        facts["topic"] = topic
+        name += f"-{topic}"
+        snippet = f"versions/keras3_{topic.replace('-', '_')}_{backend}.py"
+        label += f" ({topic.replace('-', ' ')})"
+    # Keras imports `packaging` without asking for it; TensorFlow brings it, the JAX and PyTorch
+    # bases do not.
+    extra = (package,) + (("packaging==26.3",) if backend != "tensorflow" else ())
+    return Cell(f"{name}-{backend}", label.replace(" (", f", {names[backend]} backend (", 1)
+                if topic else f"{label}, {names[backend]} backend", snippet, base, extra, facts)
+
+
 def _minor(version: str) -> int:
     return int(version.split(".")[1])
 
@@ -118,18 +162,8 @@ def torch_base(version: str) -> Base:
 
 
 def all_cells() -> list[Cell]:
-    cells = []
-    names = {"tensorflow": "TensorFlow", "jax": "JAX", "torch": "PyTorch"}
-    for k in KERAS:
-        bases = {"tensorflow": tf_base(_pick(_TF_FOR_KERAS, k)),
-                 "jax": jax_base(_pick(_JAX_FOR_KERAS, k)), "torch": torch_base(KERAS_TORCH)}
-        for backend, base in bases.items():
-            # Keras imports `packaging` without asking for it; TensorFlow brings it, the JAX and
-            # PyTorch bases do not.
-            extra = (f"keras=={k}",) + (("packaging==26.3",) if backend != "tensorflow" else ())
-            cells.append(Cell(f"keras-{k}-{backend}", f"Keras {k}, {names[backend]} backend",
-                              SNIPPETS[backend], base, extra,
-                              {"library": "keras", "version": k, "backend": backend}))
+    cells = [_keras_cell(k, b) for k in KERAS + (KERAS_NIGHTLY,)
+             for b in ("tensorflow", "jax", "torch")]
     for minor, (tf, tfk) in TF_KERAS.items():
         cells.append(Cell(f"tf-keras-{tfk}", f"tf-keras {tfk}, TensorFlow {tf}",
                           SNIPPETS["tf-keras"], tf_base(minor), (),
@@ -138,6 +172,8 @@ def all_cells() -> list[Cell]:
         cells.append(Cell(f"torch-{version}", f"PyTorch {version}", SNIPPETS["pytorch"],
                           torch_base(version), (),
                           {"library": "torch", "version": version.split("+")[0]}))
+    cells += [_keras_cell(k, b, "stacked-mask") for k in STACKED_MASK
+              for b in ("tensorflow", "jax", "torch")]
     return cells
 
 
@@ -145,7 +181,11 @@ def pinned_cells() -> list[Cell]:
     """The project's own environment: nothing installed, nothing downloaded."""
     return [Cell(f"pinned-{b}", f"the project's pinned Keras, {b} backend", SNIPPETS[b], None, (),
                  {"library": "keras", "backend": b, "pinned": True})
-            for b in ("tensorflow", "jax", "torch")]
+            for b in ("tensorflow", "jax", "torch")] + [
+        Cell(f"pinned-stacked-mask-{b}", f"the project's pinned Keras, {b} backend, stacked masks",
+             f"versions/keras3_stacked_mask_{b}.py", None, (),
+             {"library": "keras", "backend": b, "pinned": True, "topic": "stacked-mask"})
+        for b in ("tensorflow", "jax", "torch")]
 
 
 # --- environments --------------------------------------------------------------------------------
@@ -253,6 +293,8 @@ def cell_provenance(cell: Cell, env: Path) -> dict:
     # Distribution names as pip writes them (PEP 503): tf_keras and tf-keras are one package.
     packages = {re.sub(r"[-_.]+", "-", k).lower(): v for k, v in stamp["packages"].items()}
     shown = {k: packages[k] for k in machine.DISTRIBUTIONS if k in packages}
+    if "keras-nightly" in packages:  # its `keras` shadows a base's (TensorFlow brings one)
+        shown["keras"] = shown["keras-nightly"] = packages["keras-nightly"]
     return {"machine": f"CPU: {machine.cpu_model()} ({os.cpu_count()} cores)",
             "gpu": "none: each framework's own decision code runs with a GPU pretended",
             "cell": cell.name, "label": cell.label, **cell.facts,
@@ -307,7 +349,8 @@ def summary_lines(cells: list[Cell], done: dict[str, dict], current: set[str], w
             return "ok" if name in current else "-"
         return "ok" if state["status"] == runner.OK else "FAIL"
     lines = []
-    keras = [c for c in cells if c.facts.get("library") == "keras" and not c.facts.get("pinned")]
+    keras = [c for c in cells if c.facts.get("library") == "keras" and not c.facts.get("pinned")
+             and not c.facts.get("nightly") and not c.facts.get("topic")]
     if keras:
         lines.append(f"{'Keras':8} {'tensorflow':>11} {'jax':>6} {'torch':>6}")
         for v in dict.fromkeys(c.facts["version"] for c in keras):
@@ -315,7 +358,7 @@ def summary_lines(cells: list[Cell], done: dict[str, dict], current: set[str], w
                 f"{mark(f'keras-{v}-{b}'):>{w}}" for b, w in
                 (("tensorflow", 11), ("jax", 6), ("torch", 6))))
     for c in cells:
-        if c.facts.get("library") != "keras" or c.facts.get("pinned"):
+        if c not in keras:
             lines.append(f"{c.label:42} {mark(c.name)}")
     ran = [s for s in done.values()]
     bad = [s for s in ran if s["status"] != runner.OK]

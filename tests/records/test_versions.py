@@ -45,6 +45,9 @@ def test_every_cell_of_the_matrix_has_a_record():
         assert prov["cell"] == cell.name and prov["machine"].startswith("CPU: ")
         installed = {k.replace("_", "-"): v for k, v in prov["packages"].items()}
         name = {"keras": "keras", "tf-keras": "tf-keras", "torch": "torch"}[cell.facts["library"]]
+        if cell.facts.get("nightly"):  # its own distribution; a base may hold a `keras` beneath
+            name = "keras-nightly"
+            assert record.data["provenance"]["frameworks"]["keras"] == cell.facts["version"]
         assert installed[name].split("+")[0] == cell.facts["version"].split("+")[0], \
             f"{cell.name}: the environment held {name} {installed[name]}"
 
@@ -74,8 +77,12 @@ def _library_takes_cudnn(run: vc.Run, case: str) -> bool:
 
 @pytest.mark.parametrize("backend", ["tensorflow", "jax", "torch"])
 def test_the_checker_agrees_with_each_release_on_record(runs, backend):
+    """Every release run, and the keras-nightly: the checker a reader runs on the next release
+    gives the library's own answer there too."""
     disagree = []
-    for run in _current(runs, backend):
+    nightly = [r for r in vc.nightly_runs(runs, backend) if not r.stale]
+    assert nightly, f"no current keras-nightly record on {backend}"
+    for run in _current(runs, backend) + nightly:
         for case, result in run.cases.items():
             if case.endswith("_cudnn_body") or result.get("error") or "training" in case \
                     or case == "lstm_dropout_inference":
@@ -335,3 +342,115 @@ def test_bad_command_lines_get_one_line_and_exit_2(capsys, tmp_path):
     assert "not a release" in capsys.readouterr().err
     (tmp_path / "file").write_text("")
     assert versions.main(["--results", str(tmp_path / "file"), "--list"]) == 2
+
+
+# --- the next release before it ships: the keras-nightly, named by its date ------------------------
+
+def _nightly_date_of_record(run: vc.Run) -> str:
+    """The day the nightly was built, read from the package its record installed
+    (X.Y.Z.devYYYYMMDDHH), not from the cell's label."""
+    m = re.fullmatch(r"\d+\.\d+\.\d+\.dev(\d{4})(\d\d)(\d\d)\d*", run.frameworks["keras-nightly"])
+    assert m, run.frameworks
+    return "-".join(m.groups())
+
+
+def test_the_newest_keras_nightly_is_on_record_on_every_backend(runs):
+    nightly = [c for c in versions.all_cells() if c.facts.get("nightly")]
+    assert {c.facts["backend"] for c in nightly if not c.facts.get("topic")} == \
+        {"tensorflow", "jax", "torch"}
+    for r in [r for r in runs if r.nightly]:
+        assert not r.stale, f"the keras-nightly record on {r.backend} is stale"
+        assert r.nightly == _nightly_date_of_record(r) == versions.nightly_date(r.version)
+        assert ".dev" in r.version and r.frameworks["keras"] == r.version
+
+
+def test_a_nightly_is_named_by_its_date_and_never_counted_as_a_release(runs):
+    nightlies = [r for r in runs if r.nightly]
+    assert nightlies
+    versions_of = {r.version for r in nightlies}
+    minor = {".".join(v.split(".")[:2]) for v in versions_of}  # "3.16": the release to come
+    for backend in ("tensorflow", "jax", "torch"):
+        assert not [r for r in vc.keras_runs(runs, backend) if r.version in versions_of]
+        text, behind = vc.releases(runs, backend, "lstm", "cudnn")
+        assert not (minor & set(re.findall(r"\d+\.\d+", text))) and \
+            all(not r.nightly for r in behind), text
+        assert vc.since(runs, backend, "lstm", "cudnn")[1][-1].version == \
+            vc.keras_runs(runs, backend)[-1].version
+    for lang in ("en", "es"):
+        rendered = vc.render("<!-- newest-run -->\n\n<!-- versions-table -->\n\n"
+                             "<!-- run-range: jax -->", runs, lang, "page")
+        assert not any(v in rendered for v in versions_of | minor), lang
+        said = vc.render("<!-- nightly-run -->\n\n<!-- nightly-changes -->", runs, lang, "page")
+        assert not any(v in said for v in versions_of | minor), said
+        for r in nightlies:
+            assert vc.run_name(r, lang).endswith(r.nightly) and r.nightly in said
+
+
+def test_the_nightlys_changes_are_drawn_from_its_records(runs):
+    """Where the nightly answers a case otherwise than the newest release, the page says so;
+    judged by each record's own calls, not by the renderer's wording."""
+    said = vc.nightly_changes(runs, "en")
+    for backend in ("tensorflow", "jax", "torch"):
+        old = vc.keras_runs(runs, backend)[-1]
+        [new] = vc.nightly_runs(runs, backend)
+        line = next(l for l in said.splitlines() if l.startswith(f"- {vc.WORDS['en'][backend]}:"))
+        differ = [c for c in old.cases if c in new.cases
+                  and (old.cases[c].get("calls"), old.cases[c].get("error"), old.cases[c].get("body"))
+                  != (new.cases[c].get("calls"), new.cases[c].get("error"), new.cases[c].get("body"))]
+        if differ:
+            assert "every other case" in line and all(old.labels[c].split(",")[0] in line
+                                                      for c in differ), line
+        else:
+            assert "every case as Keras " + old.version in line, line
+
+
+def _stacked(runs, backend):
+    return vc.keras_runs(runs, backend, "stacked-mask") + vc.nightly_runs(runs, backend,
+                                                                          "stacked-mask")
+
+
+@pytest.mark.parametrize("backend", ["tensorflow", "jax", "torch"])
+def test_the_stacked_mask_records_agree_with_the_librarys_own_answers(runs, backend):
+    """The second LSTM of the stack: what it received, and whether Keras chose cuDNN for it,
+    against the same release's record of one LSTM (the cases) with and without a mask; and
+    Keras's warning exactly when the mask stopped at the first LSTM."""
+    stacked = _stacked(runs, backend)
+    assert {r.version for r in stacked} == set(versions.STACKED_MASK), backend
+    for r in stacked:
+        [case] = r.cases.values()
+        first, second = case["layers"]["first_lstm"], case["layers"]["second_lstm"]
+        assert first["mask"] == [[True] * 3 + [False] * 2, [True] * 5]  # the padding, as masked
+        same = [c for c in runs if c.backend == backend and not c.topic
+                and c.version == r.version]
+        assert len(same) == 1, (backend, r.version)
+        one = same[0].cases["lstm" if second["mask"] is None else "lstm_mask_right"]
+        assert second["cudnn"] == ("cudnn" in vc.outcomes(one)), (backend, r.version)
+        assert first["cudnn"] == ("cudnn" in vc.outcomes(same[0].cases["lstm_mask_right"]))
+        if second["mask"] is None:
+            assert any("Downstream layers will not see the mask" in w and "'first_lstm'" in w
+                       for w in case["warnings"]), case["warnings"]
+        else:
+            assert second["mask"] == first["mask"] and case["warnings"] == []
+    # what the page's table says, row by row, from the same records
+    table = vc.stacked_mask_table(runs, "en").splitlines()
+    for r in stacked:
+        second = r.cases["stacked_lstm_mask"]["layers"]["second_lstm"]
+        row = next(l for l in table if l.startswith(f"| {vc.WORDS['en'][backend]} | "
+                                                      f"{vc.run_name(r)} |"))
+        assert ("| none |" in row) == (second["mask"] is None)
+        assert ("| cuDNN |" in row) == second["cudnn"], row
+
+
+def test_the_pinned_stacked_mask_cell_runs_offline_and_matches_its_release(tmp_path, runs):
+    """CPU CI's cell: the project's own Keras runs the stacked-mask program end to end; where
+    that Keras is a release on record, its answer is the record's."""
+    made = tmp_path / "records"
+    status = versions.main(["--root", str(REPO), "--results", str(made), "--cache",
+                            str(tmp_path / "cache"), "--only", "pinned-stacked-mask-jax"])
+    assert status == 0
+    [run] = vc.load(made, SNIPPETS)
+    import keras
+    assert run.version == keras.__version__ and run.topic == "stacked-mask" and not run.stale
+    recorded = [r for r in vc.keras_runs(runs, "jax", "stacked-mask") if r.version == run.version]
+    for r in recorded:
+        assert r.cases == run.cases
