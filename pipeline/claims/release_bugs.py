@@ -26,6 +26,12 @@ naming it:
   affected range must show the bug and every release run at or past the fix must not. A row that
   names a fix one release too early (Keras 3.11.0 for a bug that 3.11.3 still shows) fails.
 
+A row whose fix no release has yet (`fixed_in: null`) may name the keras-nightly that has it
+(`nightly: {version, file, text}`): the version matrix must hold a record of that nightly (the
+table names it by that record's date, "in the keras-nightly of 2026-10-27", never as a release),
+and the fix's code (`text` in `file`) must be in that nightly's environment where the matrix built
+it here (.cache/versions/envs/), and absent from the installed release when that one is affected.
+
 Which rows the matrix answers: it asks, of every Keras 3 release on each backend, whether its
 cuDNN path is taken for a list of layers, and of each PyTorch release run what torch.compile does
 with nn.LSTM (snippets/versions/). Two rows are such questions: Bidirectional dropping
@@ -80,14 +86,16 @@ WORDS = {
            "reported": "reported", "here": "here", "here_fixed": "fixed", "here_affected": "affected",
            "here_past": "after the last release listed, no fix yet",
            "here_between": "between the last affected release and the fix",
-           "matrix": "checked against the version matrix: {runs}"},
+           "matrix": "checked against the version matrix: {runs}",
+           "nightly": "not in a release; in {nightly}"},
     "es": {"symptom": "Síntoma", "affected": "Afectadas", "fixed": "Arreglado en",
            "todo": "Qué hacer", "source": "Fuente", "to": "a", "up_to": "hasta",
            "none": "aún no", "reported": "informe", "here": "aquí", "here_fixed": "arreglado",
            "here_affected": "afectado",
            "here_past": "posterior a la última versión listada, sin arreglo aún",
            "here_between": "entre la última versión afectada y el arreglo",
-           "matrix": "comprobado con la matriz de versiones: {runs}"},
+           "matrix": "comprobado con la matriz de versiones: {runs}",
+           "nightly": "en ninguna versión; en {nightly}"},
 }
 
 
@@ -107,6 +115,7 @@ class Row:
     installed: tuple[str, Version] | None = None  # (distribution, version) here
     here: str = ""  # fixed, affected, past, between ("" when not installed)
     matrix_runs: tuple[str, ...] = ()  # releases of the version matrix the row was checked on
+    nightly: str = ""  # the date of the keras-nightly on record that has the fix ("" if none)
 
 
 def _version(value, where: str, what: str) -> Version:
@@ -222,7 +231,49 @@ def _check_matrix(row: Row, check: dict, runs: list, where: str) -> None:
     row.matrix_runs = tuple(inside)
 
 
-def _row(library: str, i: int, raw, path: Path, runs: list | None) -> Row:
+NIGHTLY_ENVS = Path(__file__).resolve().parents[2] / ".cache" / "versions" / "envs"
+
+
+def _nightly_file(date: str, rel: str, envs: Path) -> Path | None:
+    """`rel` (under the keras package) in an environment the matrix built for that nightly."""
+    for env in sorted(Path(envs).glob(f"keras-nightly-{date}-*")):
+        for found in env.glob(f"lib/python*/site-packages/keras/{rel}"):
+            return found
+    return None
+
+
+def _check_nightly(row: Row, nightly, runs: list | None, where: str, envs: Path) -> None:
+    if row.library != "keras" or row.fixed is not None:
+        raise ReleaseBugsError(f"{where}: `nightly` names a keras-nightly with the fix, for a "
+                               "Keras row no release has fixed (fixed_in: null)")
+    if not (isinstance(nightly, dict) and nightly.get("version") and nightly.get("file")
+            and nightly.get("text")):
+        raise ReleaseBugsError(f"{where}: `nightly` needs `version`, `file` and `text`")
+    if runs is None:
+        return
+    mine = [r for r in runs if r.library == "keras" and r.nightly
+            and r.version == str(nightly["version"])]
+    if not mine:
+        raise ReleaseBugsError(f"{where}: no record of keras-nightly {nightly['version']} in the "
+                               "version matrix (`python -m pipeline.versions`)")
+    row.nightly = mine[0].nightly
+    found = _nightly_file(row.nightly, nightly["file"], envs)
+    if found is not None and nightly["text"] not in found.read_text(encoding="utf-8",
+                                                                     errors="replace"):
+        raise ReleaseBugsError(f"{where}: says keras-nightly {nightly['version']} has the fix, "
+                               f"but its {nightly['file']} ({found}) lacks {nightly['text']!r}")
+    if row.here == "affected":
+        folder = _package_folder(LIBRARIES["keras"]["package"])
+        path = folder / nightly["file"] if folder else None
+        if path is not None and path.is_file() and nightly["text"] in path.read_text(
+                encoding="utf-8", errors="replace"):
+            raise ReleaseBugsError(
+                f"{where}: says {row.installed[0]} {row.installed[1]}, installed here, is "
+                f"affected, but its {nightly['file']} already holds {nightly['text']!r}")
+
+
+def _row(library: str, i: int, raw, path: Path, runs: list | None,
+         envs: Path = NIGHTLY_ENVS) -> Row:
     where = f"{path.name}: {library}, row {i + 1}"
     if not isinstance(raw, dict):
         raise ReleaseBugsError(f"{where}: not a mapping")
@@ -280,12 +331,16 @@ def _row(library: str, i: int, raw, path: Path, runs: list | None) -> Row:
         _check_installed(row, inst, where)
     if "matrix" in check and runs is not None:
         _check_matrix(row, check["matrix"], runs, where)
+    if raw.get("nightly") is not None:
+        _check_nightly(row, raw["nightly"], runs, where, envs)
     return row
 
 
-def load(path: Path = DATA, runs: list | None = None) -> dict[str, list[Row]]:
+def load(path: Path = DATA, runs: list | None = None,
+         envs: Path = NIGHTLY_ENVS) -> dict[str, list[Row]]:
     """Every library's rows, checked (see the module's docstring). `runs`: the version matrix's
-    records (version_claims.load); without them, `check.matrix` is not read."""
+    records (version_claims.load); without them, `check.matrix` and a row's nightly are not
+    read. `envs`: where the matrix built its environments."""
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -302,7 +357,7 @@ def load(path: Path = DATA, runs: list | None = None) -> dict[str, list[Row]]:
             raise ReleaseBugsError(f"{path.name}: {library}: expected a list of rows")
         out[library] = []
         for i, raw in enumerate(rows):
-            row = _row(library, i, raw, path, runs)
+            row = _row(library, i, raw, path, runs, envs)
             if row.id in seen:
                 raise ReleaseBugsError(f"{path.name}: {library} {row.id}: the id is used twice")
             seen.add(row.id)
@@ -346,7 +401,9 @@ def table(rows: list[Row], lang: str) -> str:
     head = (w["symptom"], w["affected"], w["fixed"], w["todo"], w["source"])
     out = ["| " + " | ".join(_aside(h) for h in head) + " |", "|---|---|---|---|---|"]
     for r in rows:
-        fixed = _cell(str(r.raw["fixed_in"]) if r.fixed else w["none"])
+        fixed = _cell(str(r.raw["fixed_in"]) if r.fixed else w["nightly"].format(
+            nightly=version_claims.NIGHTLY_WORDS[lang].format(date=r.nightly)) if r.nightly
+            else w["none"])
         if r.installed and r.here:
             dist, version = r.installed
             fixed += " " + _aside(_cell(f"({w['here']}: {dist} {version}, "

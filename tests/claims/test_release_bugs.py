@@ -89,6 +89,15 @@ def _fix_code_not_there(row):
     row["check"]["installed"]["text"] = "code that no release of Keras holds"
 
 
+def _nightly_not_on_record(row):
+    row["nightly"]["version"] = "3.16.0.dev2026010100"  # a nightly the matrix never ran
+
+
+def _nightly_for_a_fixed_row(row):
+    row["nightly"] = {"version": "3.16.0.dev2026102704", "file": "src/layers/rnn/rnn.py",
+                      "text": "self._expected_batch_size = None"}
+
+
 def _no_longer_affected(row):
     # PyTorch 2.14.1 of the version matrix still leaves the code after the LSTM uncompiled
     row["fixed_in"], row["affected"]["to"] = "2.14.0", "2.13.0"
@@ -105,6 +114,10 @@ def _no_longer_affected(row):
      "the fix must come after the last affected release"),
     ("keras", "keras-stateful-batch-size-silent", _fix_code_not_there, "lacks the fix's code"),
     ("pytorch", "pytorch-compile-after-rnn-eager", _no_longer_affected, "2.14.1 still shows it"),
+    ("keras", "keras-torch-stateful-gru-cudnn-backward", _nightly_not_on_record,
+     "no record of keras-nightly 3.16.0.dev2026010100"),
+    ("keras", "keras-stateful-batch-size-silent", _nightly_for_a_fixed_row,
+     "no release has fixed"),
 ])
 def test_a_wrong_row_fails_in_one_line_naming_it(tmp_path, runs, library, row_id, change, says):
     path = _planted(tmp_path, library, row_id, change)
@@ -172,3 +185,58 @@ def test_a_pasted_symptom_lists_the_page_in_the_first_three_results(browser, ser
         if not any(p.endswith(want) for p in pages):
             problems.append(f"{r.id}: {pages}")
     assert not problems, f"{lang}: {len(problems)} of {len(rows)}: {problems}"
+
+
+def _nightly_row(libraries):
+    return next(r for r in libraries["keras"] if r.raw.get("nightly"))
+
+
+def test_a_fix_in_no_release_names_the_nightly_that_has_it_by_its_date(libraries, runs):
+    """The row whose fix only a nightly has: its date comes from the matrix's record of that
+    nightly (the package it installed), the table names it by that date, never as a release."""
+    row = _nightly_row(libraries)
+    assert row.fixed is None and row.id == "keras-torch-stateful-gru-cudnn-backward"
+    [date] = {r.nightly for r in runs if r.version == row.raw["nightly"]["version"]}
+    recorded = {r.frameworks["keras-nightly"] for r in runs if r.nightly == date}
+    assert recorded == {row.raw["nightly"]["version"]}
+    assert row.nightly == date == "-".join(re.match(r".*\.dev(\d{4})(\d\d)(\d\d)",
+                                                    row.raw["nightly"]["version"]).groups())
+    minor = ".".join(row.raw["nightly"]["version"].split(".")[:2])
+    for lang, words in (("en", f"not in a release; in the keras-nightly of {date}"),
+                        ("es", f"en ninguna versión; en el keras-nightly del {date}")):
+        line = next(l for l in release_bugs.table(libraries["keras"], lang).splitlines()
+                    if l.startswith("| " + release_bugs._cell(row.symptom) + " |"))
+        cells = line.split(" | ")
+        assert words in cells[2] and minor not in cells[2], cells[2]
+    # without the matrix's records, nothing names a nightly
+    bare = release_bugs.load(DATA)
+    assert not any(r.nightly for r in bare["keras"])
+
+
+def _env_with(tmp_path, date: str, text: str) -> Path:
+    envs = tmp_path / "envs"
+    f = envs / f"keras-nightly-{date}-torch" / "lib" / "python3.11" / "site-packages" / "keras" \
+        / "src" / "layers" / "rnn" / "lstm.py"
+    f.parent.mkdir(parents=True)
+    f.write_text(text, encoding="utf-8")
+    return envs
+
+
+def test_the_nightlys_code_is_read_where_the_matrix_built_it(tmp_path, runs, libraries):
+    """Where the nightly's environment is here, the fix's code must be in it: a nightly without
+    it fails the row in one line; one with it passes."""
+    row = _nightly_row(libraries)
+    text = row.raw["nightly"]["text"]
+    good = _env_with(tmp_path / "good", row.nightly, f"x = 1\n{text}\n")
+    assert release_bugs.load(DATA, runs, envs=good)["keras"]
+    bad = _env_with(tmp_path / "bad", row.nightly, "no fix here\n")
+    with pytest.raises(release_bugs.ReleaseBugsError) as e:
+        release_bugs.load(DATA, runs, envs=bad)
+    assert row.id in str(e.value) and "lacks" in str(e.value) and "\n" not in str(e.value)
+    here = release_bugs._nightly_file(row.nightly, row.raw["nightly"]["file"],
+                                      release_bugs.NIGHTLY_ENVS)
+    if here is not None:  # the machine that ran the matrix: the real nightly holds it
+        assert text in here.read_text(encoding="utf-8")
+    # and the installed release, which the row says is affected, does not
+    folder = release_bugs._package_folder("keras")
+    assert text not in (folder / row.raw["nightly"]["file"]).read_text(encoding="utf-8")
