@@ -55,11 +55,15 @@ WORDS = {
            "output": "Printed by {snippet}, as run here",
            "record": "Printed by Keras {releases} on {backend}, as run here",
            "record_pytorch": "Printed by PyTorch {releases}, as run here",
+           "record_nightly": "Printed by {releases} on {backend}, as run here",
+           "and": "and",
            "quoted": "Quoted from {source}, {release}"},
     "es": {"in": "En {library} {version}, instalado aquí",
            "output": "Impreso por {snippet}, ejecutado aquí",
            "record": "Impreso por Keras {releases} con {backend}, ejecutado aquí",
            "record_pytorch": "Impreso por PyTorch {releases}, ejecutado aquí",
+           "record_nightly": "Impreso por {releases} con {backend}, ejecutado aquí",
+           "and": "y",
            "quoted": "Citado de {source}, {release}"},
 }
 # How a page names an installed package, and the distribution that holds its version.
@@ -218,20 +222,25 @@ def check_output(msg: Message, outputs: dict[str, str]) -> str:
     return ""
 
 
-def matrix_runs(runs, backend: str) -> list:
+def matrix_runs(runs, backend: str, case: str | None = None, nightly: bool = False) -> list:
     """The releases of the version matrix a `record` message's backend names, oldest first:
-    Keras's on that backend, or PyTorch's (`pytorch`)."""
-    from pipeline.claims.version_claims import keras_runs
+    Keras's on that backend whose records ask `case` (the cases, or another snippet's), or
+    PyTorch's (`pytorch`). `nightly`: the keras-nightly runs instead, never counted as
+    releases."""
     if backend == "pytorch":
-        return [r for r in runs if r.library == "torch"]
-    return keras_runs(runs, backend)
+        return [] if nightly else [r for r in runs if r.library == "torch"]
+    return [r for r in runs if r.backend == backend and r.library in ("keras", "tf-keras")
+            and bool(r.nightly) == nightly and (case is None or case in r.cases)]
 
 
-def record_runs(msg: Message, runs) -> list:
-    """The releases of the version matrix whose record of the case printed the message."""
+def record_runs(msg: Message, runs, nightly: bool | None = None) -> list:
+    """The runs of the version matrix whose record of the case printed the message: releases
+    and nightlies (`nightly` None), or only one of the two."""
     frags = msg.fragments()
     found = []
-    for run in matrix_runs(runs, msg.detail["backend"]):
+    chosen = [r for n in ((False, True) if nightly is None else (nightly,))
+              for r in matrix_runs(runs, msg.detail["backend"], msg.detail["case"], n)]
+    for run in chosen:
         said = json.dumps(run.cases.get(msg.detail["case"], {}), ensure_ascii=False)
         if all(json.dumps(f, ensure_ascii=False)[1:-1] in said for f in frags):
             found.append(run)
@@ -269,6 +278,10 @@ def title(msg: Message, lang: str, runs) -> str:
         return w["output"].format(snippet=Path(msg.detail).name)
     if msg.backing == "record" and msg.detail["backend"] == "pytorch":
         return w["record_pytorch"].format(releases=release_text(msg, runs, lang))
+    if msg.backing == "record" and not record_runs(msg, runs, nightly=False):
+        return w["record_nightly"].format(releases=release_text(msg, runs, lang),
+                                          backend=BACKEND_NAMES.get(msg.detail["backend"],
+                                                                    msg.detail["backend"]))
     if msg.backing == "record":
         return w["record"].format(releases=release_text(msg, runs, lang),
                                   backend=BACKEND_NAMES.get(msg.detail["backend"],
@@ -277,9 +290,10 @@ def title(msg: Message, lang: str, runs) -> str:
 
 
 def release_text(msg: Message, runs, lang: str) -> str:
-    from pipeline.claims.version_claims import runs_of, WORDS as VWORDS
-    every = matrix_runs(runs, msg.detail["backend"])
-    hits = {id(r) for r in record_runs(msg, runs)}
+    from pipeline.claims.version_claims import runs_of, run_name, WORDS as VWORDS
+    every = matrix_runs(runs, msg.detail["backend"], msg.detail["case"])
+    hits = {id(r) for r in record_runs(msg, runs, nightly=False)}
+    nightlies = sorted({run_name(r, lang) for r in record_runs(msg, runs, nightly=True)})
     spans = runs_of([id(r) in hits for r in every])
 
     def short(i: int) -> str:  # 3.13 for 3.13.2, as the versions table names a release
@@ -288,8 +302,12 @@ def release_text(msg: Message, runs, lang: str) -> str:
         return ".".join(every[i].version.split(".")[:2])
     to = VWORDS.get(lang, VWORDS["en"])["to"]
     stale = "*" if any(every[i].stale for a, b in spans for i in range(a, b + 1)) else ""
-    return ", ".join(short(a) if a == b else f"{short(a)} {to} {short(b)}"
+    text = ", ".join(short(a) if a == b else f"{short(a)} {to} {short(b)}"
                      for a, b in spans) + stale  # * as pipeline/claims/version_claims.py marks it
+    if nightlies:  # a nightly is named by its date, after the releases, never as one
+        w = WORDS.get(lang, WORDS["en"])
+        text = f" {w['and']} ".join(([text] if text else []) + [", ".join(nightlies)])
+    return text
 
 
 def block(msg: Message, lang: str, runs) -> str:

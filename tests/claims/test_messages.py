@@ -98,37 +98,50 @@ def test_each_thread_only_message_names_its_release_and_is_linked(mid):
                 assert quoted["url"] in text, (name, mid)
 
 
-def _printed_by_release(backend: str, case: str, pieces: list[str]) -> list[str]:
-    """The releases whose record of the version matrix holds every piece of the text, read
-    directly from results/versions/*/ (one folder per release and backend; PyTorch's cells are
-    torch-<release>)."""
-    found = []
-    cells = "torch-*" if backend == "pytorch" else f"keras-*-{backend}"
+def _printed_by_release(backend: str, case: str, pieces: list[str]) -> tuple[list[str], list[str]]:
+    """The releases, and the keras-nightly dates, whose record of the version matrix holds every
+    piece of the text, read directly from results/versions/*/ (each cell's machine.json says
+    which release or nightly it ran; PyTorch's cells are torch-<release>)."""
+    found, nightly = [], []
+    cells = "torch-*" if backend == "pytorch" else "keras-*"
     for cell in sorted((REPO / "results" / "versions").glob(cells)):
+        facts = json.loads((cell / "machine.json").read_text(encoding="utf-8"))["cell"]
+        if backend != "pytorch" and facts.get("backend") != backend:
+            continue
         for rules in cell.rglob("rules.json"):
             case_result = json.loads(rules.read_text(encoding="utf-8"))["cases"].get(case, {})
             said = json.dumps(case_result, ensure_ascii=False)
             if all(piece in said for piece in pieces):
-                found.append(cell.name.split("-")[1].split("+")[0])
-    return found
+                if facts.get("nightly"):
+                    nightly.append(facts["nightly"])
+                else:
+                    found.append(facts["version"].split("+")[0])
+    return found, nightly
 
 
 @pytest.mark.parametrize("mid", sorted(mid for mid, e in REGISTRY.items() if "record" in e))
 def test_each_record_message_names_the_releases_that_printed_it(mid):
     from pipeline.claims import messages, version_claims
     entry = REGISTRY[mid]
-    printed = _printed_by_release(entry["record"]["backend"], entry["record"]["case"],
-                                  entry.get("parts") or [entry["text"]])
-    assert printed, mid
+    printed, nightly = _printed_by_release(entry["record"]["backend"], entry["record"]["case"],
+                                           entry.get("parts") or [entry["text"]])
+    assert printed or nightly, mid
     runs = version_claims.load(REPO / "results" / "versions", REPO / "snippets")
-    shown = messages.release_text(messages.load(REPO / "data" / "messages.yml")[mid], runs, "en")
+    msg = messages.load(REPO / "data" / "messages.yml")[mid]
+    shown = messages.release_text(msg, runs, "en")
     # Keras releases by their minor, as the versions table names them; PyTorch's whole
     minor = (lambda v: v) if entry["record"]["backend"] == "pytorch" \
         else (lambda v: ".".join(v.split(".")[:2]))
     minors = sorted({minor(v) for v in printed}, key=lambda v: tuple(map(int, v.split("."))))
-    # "3.10 to 3.13": the first and last minor printed; one minor alone is named alone
-    expected = minors[0] if len(minors) == 1 else f"{minors[0]} to {minors[-1]}"
-    assert shown.rstrip("*") == expected, (mid, shown, printed)
+    # "3.10 to 3.13": the first and last minor printed; one minor alone is named alone; a
+    # nightly by its date, after them, never as a release
+    expected = [minors[0] if len(minors) == 1 else f"{minors[0]} to {minors[-1]}"] if minors \
+        else []
+    expected += [", ".join(f"the keras-nightly of {d}" for d in sorted(set(nightly)))] \
+        if nightly else []
+    assert shown.replace("*", "") == " and ".join(expected), (mid, shown, printed, nightly)
+    if nightly and not printed:
+        assert messages.title(msg, "en", runs).startswith(f"Printed by {expected[0]} on "), mid
 
 
 # How a message box's title begins, by the page's language: where the text comes from.
