@@ -398,10 +398,10 @@ def test_the_nightlys_changes_are_drawn_from_its_records(runs):
                   and (old.cases[c].get("calls"), old.cases[c].get("error"), old.cases[c].get("body"))
                   != (new.cases[c].get("calls"), new.cases[c].get("error"), new.cases[c].get("body"))]
         if differ:
-            assert "every other case" in line and all(old.labels[c].split(",")[0] in line
+            assert "each other layer as in" in line and all(old.labels[c].split(",")[0] in line
                                                       for c in differ), line
         else:
-            assert "every case as Keras " + old.version in line, line
+            assert "each layer as in Keras " + old.version in line, line
 
 
 def _stacked(runs, backend):
@@ -454,3 +454,17 @@ def test_the_pinned_stacked_mask_cell_runs_offline_and_matches_its_release(tmp_p
     recorded = [r for r in vc.keras_runs(runs, "jax", "stacked-mask") if r.version == run.version]
     for r in recorded:
         assert r.cases == run.cases
+
+
+def test_a_case_the_nightly_answers_otherwise_is_named_with_both_answers(runs):
+    """Were the nightly to send a plain LSTM to the generic loop on JAX, the list would say so,
+    naming the release and the nightly by its date (a changed copy of the records)."""
+    import copy
+    changed = copy.deepcopy(runs)
+    [new] = vc.nightly_runs(changed, "jax")
+    assert vc.outcomes(new.cases["lstm"]) >= {"cudnn"}
+    new.cases["lstm"] = {**new.cases["lstm"], "calls": []}
+    line = next(l for l in vc.nightly_changes(changed, "en").splitlines() if l.startswith("- JAX:"))
+    old = vc.keras_runs(changed, "jax")[-1]
+    assert f"`LSTM(4)`: cuDNN in Keras {old.version}, generic in the keras-nightly of " \
+           f"{new.nightly}" in line and "each other layer as in" in line, line
