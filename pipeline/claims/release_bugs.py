@@ -202,7 +202,7 @@ def _check_matrix(row: Row, check: dict, runs: list, where: str) -> None:
         if check["shows"] not in OUTCOMES:
             raise ReleaseBugsError(f"{where}: check.matrix shows {check['shows']!r}: one of "
                                    f"{', '.join(sorted(OUTCOMES))}")
-        chosen = version_claims.keras_runs(runs, backend)
+        chosen = version_claims.keras_runs(runs, backend, check.get("topic", ""))
     elif "lacks" in check and backend == "pytorch":
         chosen = [r for r in runs if r.library == "torch"]
     else:
@@ -222,13 +222,22 @@ def _check_matrix(row: Row, check: dict, runs: list, where: str) -> None:
             inside.append(run.version)
             if not shows:
                 wrong.append(f"{run.version} does not show it, though the row says affected")
+    # the nightly the row names as having the fix: its record must not show the bug
+    nightly = []
+    for run in [r for r in version_claims.nightly_runs(runs, backend, check.get("topic", ""))
+                if row.nightly and r.nightly == row.nightly]:
+        if _shows(run, check):
+            wrong.append(f"{version_claims.run_name(run)} still shows it, though the row names "
+                         "it as having the fix")
+        elif _shows(run, check) is False:
+            nightly.append(version_claims.run_name(run))
     if wrong:
         raise ReleaseBugsError(f"{where}: the version matrix ({backend} {check['case']}): "
                                + "; ".join(wrong))
     if not inside:
         raise ReleaseBugsError(f"{where}: check.matrix: no release of the version matrix lies in "
                                "the affected range, so it checks nothing (`make versions`)")
-    row.matrix_runs = tuple(inside)
+    row.matrix_runs = tuple(inside + nightly)
 
 
 NIGHTLY_ENVS = Path(__file__).resolve().parents[2] / ".cache" / "versions" / "envs"
@@ -329,10 +338,10 @@ def _row(library: str, i: int, raw, path: Path, runs: list | None,
         if not (isinstance(inst, dict) and inst.get("file") and inst.get("text")):
             raise ReleaseBugsError(f"{where}: check.installed needs `file` and `text`")
         _check_installed(row, inst, where)
-    if "matrix" in check and runs is not None:
-        _check_matrix(row, check["matrix"], runs, where)
     if raw.get("nightly") is not None:
         _check_nightly(row, raw["nightly"], runs, where, envs)
+    if "matrix" in check and runs is not None:
+        _check_matrix(row, check["matrix"], runs, where)
     return row
 
 

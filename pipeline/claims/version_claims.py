@@ -56,7 +56,7 @@ ANY_MARKER = re.compile(r"<!--.*?-->", re.S)
 HAND_VERSION = re.compile(r"(?<![\w.])3\.\d{1,2}(?:\.\d+)?(?![\w.]*\d)")
 BACKENDS = ("tensorflow", "jax", "torch", "tf-keras")
 OUTCOMES = ("cudnn", "chosen", "fused", "generic", "error", "dropped", "kept", "body-runs",
-            "body-fails")
+            "body-fails", "raises")
 
 
 class ClaimError(ValueError):
@@ -154,6 +154,8 @@ def outcomes(result: dict, body: dict | None = None) -> set[str]:
         words.add("generic")
     if "inputs_dropped" in result:
         words.add("dropped" if result["inputs_dropped"] else "kept")
+    if result.get("raised"):  # the layer raised in training (the stateful records)
+        words.add("raises")
     if result.get("body") == "runs":
         words.add("body-runs")
     elif result.get("body") not in (None, "no such function", "not called"):

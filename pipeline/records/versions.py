@@ -27,7 +27,8 @@ the project's pinned PyTorch. Every cell's provenance lists what was installed.
 The newest keras-nightly (KERAS_NIGHTLY) runs the same snippets, in cells named by its date
 (keras-nightly-<date>-<backend>), never as a release. Two stacked LSTMs behind a mask
 (keras-team/keras#23235) run in cells of their own (keras-<release>-stacked-mask-<backend>, and
-the nightly's), on the pinned Keras release and the nightly only.
+the nightly's), on the pinned Keras release and the nightly only; so does a stateful GRU and LSTM
+through backward() and fit() on PyTorch (keras-<release>-stateful-torch).
 
 The cell `pinned-<backend>` is the project's own environment (no base, no download): CPU CI runs
 it end to end.
@@ -80,6 +81,9 @@ _JAX_NUMPY1 = ("0.4.23", "0.4.30")
 KERAS_NIGHTLY = "3.16.0.dev2026102704"
 # Stacked LSTMs behind a mask (keras-team/keras#23235): the pinned release and the nightly.
 STACKED_MASK = ("3.15.1", KERAS_NIGHTLY)
+# A stateful GRU and LSTM through backward() and fit() on the PyTorch backend, on the CPU
+# (keras-team/keras#23462, #23464): the pinned release and the nightly.
+STATEFUL = ("3.15.1", KERAS_NIGHTLY)
 SNIPPETS = {"tensorflow": "versions/keras3_tensorflow.py", "jax": "versions/keras3_jax.py",
             "torch": "versions/keras3_torch.py", "tf-keras": "versions/tf_keras_rules.py",
             "pytorch": "versions/torch_rnn.py"}
@@ -174,6 +178,7 @@ def all_cells() -> list[Cell]:
                           {"library": "torch", "version": version.split("+")[0]}))
     cells += [_keras_cell(k, b, "stacked-mask") for k in STACKED_MASK
               for b in ("tensorflow", "jax", "torch")]
+    cells += [_keras_cell(k, "torch", "stateful") for k in STATEFUL]
     return cells
 
 
@@ -185,7 +190,10 @@ def pinned_cells() -> list[Cell]:
         Cell(f"pinned-stacked-mask-{b}", f"the project's pinned Keras, {b} backend, stacked masks",
              f"versions/keras3_stacked_mask_{b}.py", None, (),
              {"library": "keras", "backend": b, "pinned": True, "topic": "stacked-mask"})
-        for b in ("tensorflow", "jax", "torch")]
+        for b in ("tensorflow", "jax", "torch")] + [
+        Cell("pinned-stateful-torch", "the project's pinned Keras, torch backend, stateful",
+             "versions/keras3_stateful_torch.py", None, (),
+             {"library": "keras", "backend": "torch", "pinned": True, "topic": "stateful"})]
 
 
 # --- environments --------------------------------------------------------------------------------

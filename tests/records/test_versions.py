@@ -468,3 +468,37 @@ def test_a_case_the_nightly_answers_otherwise_is_named_with_both_answers(runs):
     old = vc.keras_runs(changed, "jax")[-1]
     assert f"`LSTM(4)`: cuDNN in Keras {old.version}, generic in the keras-nightly of " \
            f"{new.nightly}" in line and "each other layer as in" in line, line
+
+
+@pytest.mark.parametrize("cell,topic,backend", [("pinned-stacked-mask-torch", "stacked-mask", "torch"),
+                                                ("pinned-stateful-torch", "stateful", "torch")])
+def test_the_pinned_cells_of_each_topic_match_the_release_on_record(tmp_path, runs, cell, topic,
+                                                                      backend):
+    """The project's own Keras, asked the same question now, gives the record of its release:
+    the records of the other releases were made the same way."""
+    made = tmp_path / "records"
+    assert versions.main(["--root", str(REPO), "--results", str(made), "--cache",
+                          str(tmp_path / "cache"), "--only", cell]) == 0
+    [run] = vc.load(made, SNIPPETS)
+    [recorded] = [r for r in vc.keras_runs(runs, backend, topic) if r.version == run.version]
+    assert run.cases == recorded.cases and run.topic == topic
+
+
+def test_the_stateful_records_say_which_path_failed(runs):
+    """A stateful layer on PyTorch: where it raised in training, the PyTorch backend's own
+    function for the layer ran (not Keras's loop), and use_cudnn=False (Keras's loop) trained;
+    the nightly that the bugs page names trains on both paths."""
+    stateful = vc.keras_runs(runs, "torch", "stateful") + vc.nightly_runs(runs, "torch", "stateful")
+    assert {r.version for r in stateful} == set(versions.STATEFUL)
+    for r in stateful:
+        for case, result in r.cases.items():
+            raised = result["raised"]
+            assert raised == next((x for x in (result["backward"], result["fit"]) if x != "ok"),
+                                  None)
+            if raised:
+                assert result["path"] == "the backend's own function", (r.version, case)
+                assert "modified by an inplace operation" in raised
+            if case.endswith("use_cudnn_false"):
+                assert result["path"] == "Keras's generic loop" and not raised, (r.version, case)
+        if r.nightly:
+            assert not any(x["raised"] for x in r.cases.values()), r.cases
