@@ -84,6 +84,7 @@ STACKED_MASK = ("3.15.1", KERAS_NIGHTLY)
 # A stateful GRU and LSTM through backward() and fit() on the PyTorch backend, on the CPU
 # (keras-team/keras#23462, #23464): the pinned release and the nightly.
 STATEFUL = ("3.15.1", KERAS_NIGHTLY)
+ON_THE_CPU = ("stateful",)  # topics whose snippet pretends no GPU
 SNIPPETS = {"tensorflow": "versions/keras3_tensorflow.py", "jax": "versions/keras3_jax.py",
             "torch": "versions/keras3_torch.py", "tf-keras": "versions/tf_keras_rules.py",
             "pytorch": "versions/torch_rnn.py"}
@@ -304,7 +305,8 @@ def cell_provenance(cell: Cell, env: Path) -> dict:
     if "keras-nightly" in packages:  # its `keras` shadows a base's (TensorFlow brings one)
         shown["keras"] = shown["keras-nightly"] = packages["keras-nightly"]
     return {"machine": f"CPU: {machine.cpu_model()} ({os.cpu_count()} cores)",
-            "gpu": "none: each framework's own decision code runs with a GPU pretended",
+            "gpu": "none: run on the CPU, as it is" if cell.facts.get("topic") in ON_THE_CPU
+            else "none: each framework's own decision code runs with a GPU pretended",
             "cell": cell.name, "label": cell.label, **cell.facts,
             "installed": list(cell.base.packages if cell.base else ()) + list(cell.extra),
             "frameworks": shown, "packages": packages,
