@@ -6,6 +6,9 @@
   <!-- library-messages: LIBRARY --> every message the recurrent-layer code of the installed
                                   library can raise or warn, with the site's row for it
                                   (pipeline/claims/library_messages.py, data/library_messages.yml)
+  <!-- keras-migration -->         what differs between tf-keras and Keras 3 in the recurrent
+                                  layers, asked of both installed packages, with what to do
+                                  (pipeline/claims/keras_migration.py, data/keras_migration.yml)
 
 This hook runs before pipeline/pages/hooks/build.py (mkdocs.yml lists it first), so what it draws is
 checked like the rest of the page (release numbers, quotations). `mkdocs build` fails on a
@@ -22,7 +25,7 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from pipeline.claims import cudnn_status, library_messages  # noqa: E402
+from pipeline.claims import cudnn_status, keras_migration, library_messages  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.generated_sections")
 _state = {"command": "build"}
@@ -43,7 +46,11 @@ def on_page_markdown(markdown, page, config, files):
         markdown, more = library_messages.render(markdown, lang, root)
     except library_messages.LibraryMessagesError as e:
         more = [str(e)]
-    problems = problems + more
+    try:
+        markdown, moved = keras_migration.render(markdown, lang, root)
+    except keras_migration.KerasMigrationError as e:
+        moved = [str(e)]
+    problems = problems + more + moved
     if problems:
         message = "\n".join(f"{page.file.src_uri}: {p}" for p in problems)
         if _state["command"] == "serve":
