@@ -64,11 +64,11 @@ WORDS = {
     "en": {"what": "Argument or member", "classes": "Classes", "do": "What to do",
            "argument": "argument", "member": "member", "default": "default",
            "absent": "none", "refused": "refused:", "params": "parameters",
-           "every": "all {n}", "kwargs": "taken (read from `**kwargs`)"},
+           "every": "all {n}", "see": "More.", "kwargs": "taken (read from `**kwargs`)"},
     "es": {"what": "Argumento o miembro", "classes": "Clases", "do": "Qué hacer",
            "argument": "argumento", "member": "miembro", "default": "por defecto",
            "absent": "no existe", "refused": "rechazado:", "params": "parámetros",
-           "every": "las {n}", "kwargs": "aceptado (leído de `**kwargs`)"},
+           "every": "las {n}", "see": "Más.", "kwargs": "aceptado (leído de `**kwargs`)"},
 }
 
 
@@ -294,6 +294,18 @@ def _cell(kind: str, entry: dict, w: dict) -> str:
     return _code(entry["error"]) if entry.get("error") else w["absent"]
 
 
+def _unsearched(text: str) -> str:
+    """Shown, but left out of search (pipeline/pages/search_text.py): class lists and
+    parameter lists are not what a reader pastes, and each language's index has a size limit."""
+    return f"<span data-search-exclude>{text}</span>"
+
+
+def _quiet(cell: str) -> str:
+    """A side of a difference: an argument's error stays searchable (readers paste it); the
+    rest not. A missing member's AttributeError is found by the member's name, in its row."""
+    return cell if "Error" in cell and "AttributeError" not in cell else _unsearched(cell)
+
+
 def render_table(answer: dict, data: dict[str, dict], lang: str) -> str:
     w = WORDS[lang]
     v = answer["versions"]
@@ -302,21 +314,27 @@ def render_table(answer: dict, data: dict[str, dict], lang: str) -> str:
     # One row per difference that reads the same in several classes (an error naming its class
     # aside): the first class's text is shown.
     rows: dict[tuple, list] = {}
-    for name, c in answer["classes"].items():
+    for name in (n for n in CLASSES if n in answer["classes"]):
+        c = answer["classes"][name]
         for kind in ("argument", "member"):
             for k, entry in c[kind + "s"].items():
                 sides = tuple(_cell(kind, entry[lib], w) for lib in PACKAGES)
                 same = tuple(re.sub(rf"\b{name}\b", "CLASS", t) for t in sides)
                 rows.setdefault((kind, k) + same, [sides, []])[1].append(name)
-    lines = [head]
+    lines, previous = [head], None
     for (kind, k, *_), ((k2, k3), classes) in sorted(rows.items(), key=lambda r: r[0][:2]):
+        # What to do once a difference (its later rows differ only in classes and sides).
         row = data.get(f"{kind}:{k}", {})
         advice = " ".join(row.get(lang, "").split())
         if row.get("see"):
-            advice += f" [→]({row['see']})"
+            advice += f" [{w['see']}]({row['see']})"
+        if (kind, k) == previous:
+            advice = "″"  # as the row above
+        previous = (kind, k)
         names = w["every"].format(n=len(classes)) if len(classes) == len(CLASSES) else \
             ", ".join(classes)
-        lines.append(f"| {w[kind]} `{k}` | {names} | {k2} | {k3} | {advice} |")
+        lines.append(f"| {w[kind]} `{k}` | {_unsearched(names)} | {_quiet(k2)} | {_quiet(k3)} "
+                     f"| {advice} |")
     return "\n".join(lines)
 
 

@@ -145,7 +145,20 @@ def test_tf_keras_h5_model_stops_at_time_major_in_keras3(round_trip):
 
 def test_weights_files_load_both_ways(round_trip):
     _, lines = round_trip
-    weights = [k for k in lines if "load_weights" in k]
-    assert len(weights) == 4
+    weights = [k for k in lines if "load_weights" in k and not k.startswith("non-zero")]
+    assert len(weights) == 7, lines
     assert all(lines[k] == "same outputs" for k in weights), lines
     assert not any(lines[k] == "same outputs" for k in lines if "load_model" in k), lines
+
+
+def test_a_stateful_models_states_are_not_in_its_weights_file(round_trip):
+    folder, lines = round_trip
+    with h5py.File(folder / "stateful.h5") as f:
+        names = []
+        f.visititems(lambda name, item: names.append(name) if isinstance(item, h5py.Dataset)
+                     else None)
+    lstm = sorted(n.rsplit("/", 1)[-1] for n in names if n.startswith("lstm/"))
+    assert lstm == ["bias:0", "kernel:0", "recurrent_kernel:0"], names
+    assert lines["non-zero states"] == "tf-keras [True, True], Keras 3 after load_weights [False, False]"
+    assert lines["Keras 3 reset_states(states=...)"].startswith("TypeError: ")
+    assert "reset_states" in lines["Keras 3 reset_states(states=...)"]
