@@ -36,7 +36,7 @@ def model(k, rnn=None, shape=(5, 3), **kwargs):
                          L.Dense(1, name="out")])
 
 
-def encoder(k):
+def encoder(k, class_name="Encoder"):
     """A subclassed layer holding an LSTM, the same code in either package."""
     class Encoder(k.layers.Layer):
         def __init__(self, **kwargs):
@@ -45,6 +45,7 @@ def encoder(k):
 
         def call(self, x):
             return self.out(self.rnn(x))
+    Encoder.__name__ = Encoder.__qualname__ = class_name
     return Encoder
 
 
@@ -99,9 +100,12 @@ sub3 = keras.Sequential([keras.Input((5, 3)), encoder(keras)(name="enc")])
 sub3.save_weights("sub3.weights.h5")
 sub3.save("sub3_model.h5")
 check = same_as(sub3)
-sub_k2 = lambda: tf_keras.Sequential([tf_keras.Input((5, 3)), encoder(tf_keras)(name="enc")])
+sub_k2 = lambda name="Encoder": tf_keras.Sequential([tf_keras.Input((5, 3)),
+                                                    encoder(tf_keras, name)(name="enc")])
 attempt("  subclassed layer, save_weights('.weights.h5'), load_weights",
         lambda: weights_into(sub_k2(), "sub3.weights.h5", check))
+attempt("  the same, its class renamed MyEncoder",
+        lambda: weights_into(sub_k2("MyEncoder"), "sub3.weights.h5", check))
 attempt("  subclassed layer, save('.h5'), load_weights",
         lambda: weights_into(sub_k2(), "sub3_model.h5", check))
 

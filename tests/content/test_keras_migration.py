@@ -151,6 +151,16 @@ def test_weights_files_load_both_ways(round_trip):
     assert not any(lines[k] == "same outputs" for k in lines if "load_model" in k), lines
 
 
+def test_keras3_weights_find_a_subclassed_layer_by_its_class_name(round_trip):
+    folder, lines = round_trip
+    with h5py.File(folder / "sub3.weights.h5") as f:
+        paths = []
+        f.visit(paths.append)
+    assert any(p.startswith("layers/encoder/") for p in paths), paths  # the class, snake_case
+    assert lines["the same, its class renamed MyEncoder"].startswith(
+        "ValueError: Layer 'lstm_cell' expected 3 variables, but received 0 variables")
+
+
 def test_a_stateful_models_states_are_not_in_its_weights_file(round_trip):
     folder, lines = round_trip
     with h5py.File(folder / "stateful.h5") as f:
