@@ -70,7 +70,7 @@ SUMMARY_WIDTH = 100
 BUDGET_PLAN = (
     "c/rnn_limits.c", "benchmarks/rnn_limits_torch.py", "benchmarks/rnn_alternatives.py",
     "benchmarks/rnn_limits_jax.py", "benchmarks/rnn_limits_keras_torch.py",
-    "criteria/pytorch/on_gpu.py", "criteria/pytorch/autocast_gpu.py",
+    "criteria/pytorch/on_gpu.py", "troubleshooting/autocast_rnn_gpu.py",
     "criteria/torch_backend/on_gpu.py",
     "criteria/jax_backend/on_gpu.py", "criteria/jax_backend/mixed_precision_gpu.py",
     "criteria/tf_backend/on_gpu.py", "troubleshooting/pytorch_gpu.py",

@@ -11,7 +11,7 @@ from conftest import REPO, printed
 from pipeline.running import device
 
 torch = pytest.importorskip("torch")
-SNIPPET = "criteria/pytorch/autocast.py"
+SNIPPET = "troubleshooting/autocast_rnn.py"
 PAGES = [REPO / "docs" / "troubleshooting" / f"numbers{lang}.md" for lang in ("", ".es")]
 ROW = re.compile(r"^(LSTM|GRU) +autocast (\w+) +input (\w+) +-> cuDNN gets (.+)$", re.M)
 
