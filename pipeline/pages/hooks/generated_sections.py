@@ -28,6 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from pipeline.claims import cudnn_status, keras_migration, library_messages  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.generated_sections")
+# Each kind of section: its module (render(markdown, lang, root) -> (markdown, problems)) and the
+# error it raises on a marker it cannot draw.
+_SECTIONS = ((cudnn_status, cudnn_status.StatusError),
+             (library_messages, library_messages.LibraryMessagesError),
+             (keras_migration, keras_migration.KerasMigrationError))
 _state = {"command": "build"}
 
 
@@ -38,19 +43,13 @@ def on_startup(command, dirty):
 def on_page_markdown(markdown, page, config, files):
     lang = ((config.get("extra") or {}).get("pipeline_text") or {}).get("language", "en")
     root = Path(config["config_file_path"]).resolve().parent
-    try:
-        markdown, problems = cudnn_status.render(markdown, lang, root)
-    except cudnn_status.StatusError as e:
-        problems = [str(e)]
-    try:
-        markdown, more = library_messages.render(markdown, lang, root)
-    except library_messages.LibraryMessagesError as e:
-        more = [str(e)]
-    try:
-        markdown, moved = keras_migration.render(markdown, lang, root)
-    except keras_migration.KerasMigrationError as e:
-        moved = [str(e)]
-    problems = problems + more + moved
+    problems = []
+    for section, error in _SECTIONS:
+        try:
+            markdown, found = section.render(markdown, lang, root)
+        except error as e:
+            found = [str(e)]
+        problems += found
     if problems:
         message = "\n".join(f"{page.file.src_uri}: {p}" for p in problems)
         if _state["command"] == "serve":
