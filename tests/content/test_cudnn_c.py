@@ -514,23 +514,28 @@ def test_training_program_sets_dropout_and_math_as_the_installed_pytorch_does():
     assert "CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_FMA_MATH," in program
 
 
-@pytest.mark.gpu
-def test_training_program_reports_every_gradient_within_tolerance_on_a_gpu(built):
-    if not _has_gpu():
-        pytest.skip("needs a GPU")
-    r = run(built / "lstm_train")
-    assert r.returncode == 0, (r.stdout, r.stderr)
-    reported = dict(re.findall(r"^  (\w+)\s+([\d.e+-]+)$", r.stdout, re.M))
-    assert sorted(reported) == sorted(TRAIN_RESULTS), r.stdout
-    tol = _gpu_tolerance("lstm_train")
-    assert all(float(v) <= tol for v in reported.values()), r.stdout
-
-
 # --- the GRU program: its CPU reference against PyTorch's autograd and Keras's GRU ---------------
 
 GRU_RESULTS = ("y", "hT", "dx", "dh0", "dW", "dR", "dbW", "dbR")
 # What gru_v8 compares on a GPU: the inference pass's y and hT, then the training step's results.
 GRU_GPU_CHECKS = ("y inference", "hT inference", *GRU_RESULTS)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("program,reported_line,expected", [
+    ("lstm_train", r"^  (\w+)\s+([\d.e+-]+)$", TRAIN_RESULTS),
+    ("gru_v8", r"^  (\w+(?: inference)?)\s+([\d.e+-]+)$", GRU_GPU_CHECKS)],
+    ids=["lstm_train", "gru_v8"])
+def test_a_training_program_reports_every_result_within_tolerance_on_a_gpu(built, program,
+                                                                           reported_line, expected):
+    if not _has_gpu():
+        pytest.skip("needs a GPU")
+    r = run(built / program)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    reported = dict(re.findall(reported_line, r.stdout, re.M))
+    assert sorted(reported) == sorted(expected), r.stdout
+    tol = _gpu_tolerance(program)
+    assert all(float(v) <= tol for v in reported.values()), r.stdout
 
 
 def _gru_reference(binary: Path) -> dict:
@@ -707,18 +712,6 @@ def test_the_gru_equations_quote_the_installed_pytorch_and_keras():
     new_state = tables[0]["PyTorch"][2]
     assert new_state == ["n_t = tanh(W_in x_t + b_in + r_t ⊙ (W_hn h_(t-1) + b_hn))"]
     assert tables[0]["cuDNN"][2] == ["n = tanh(W_n x + bW_n + r ⊙ (R_n h + bR_n))"]
-
-
-@pytest.mark.gpu
-def test_gru_program_reports_every_result_within_tolerance_on_a_gpu(built):
-    if not _has_gpu():
-        pytest.skip("needs a GPU")
-    r = run(built / "gru_v8")
-    assert r.returncode == 0, (r.stdout, r.stderr)
-    reported = dict(re.findall(r"^  (\w+(?: inference)?)\s+([\d.e+-]+)$", r.stdout, re.M))
-    assert sorted(reported) == sorted(GRU_GPU_CHECKS), r.stdout
-    tol = _gpu_tolerance("gru_v8")
-    assert all(float(v) <= tol for v in reported.values()), r.stdout
 
 
 # --- the page: each program in one place, built from what the copy button copies -----------------
