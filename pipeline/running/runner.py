@@ -1,4 +1,5 @@
-"""Run every stale snippet in its own process, with a timeout, and cache what succeeded.
+"""Run every stale snippet in its own process (forked from a warm zygote where it can be:
+pipeline/running/warm.py), with a timeout, and cache what succeeded.
 
     python -m pipeline.runner            # run what is stale, print a summary
     python -m pipeline.runner --no-execute   # only report what is cached
@@ -23,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from pipeline.running import device as device_mod, program as program_mod, sandbox
+from pipeline.running import device as device_mod, program as program_mod, sandbox, warm
 from pipeline.running.cache import Cache, key_for
 from pipeline.running.files import write_atomic
 from pipeline.running.snippets import discover, Snippet, SnippetError
@@ -180,8 +181,28 @@ def classify(snippet: Snippet, rc: int | None, device: str, stderr: str = "",
 def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
             skip_missing: bool = False, python: str | None = None,
             timeout: float | None = None, extra_env: dict | None = None,
-            requirements: list[Path] | None = None, keep_failed: Path | None = None) -> Outcome:
-    """Run one snippet. `timeout` (shorter than its own, from a run's time budget) and
+            requirements: list[Path] | None = None, keep_failed: Path | None = None,
+            warm_pool: warm.WarmPool | None = None) -> Outcome:
+    """Run one snippet: forked from its group's zygote when `warm_pool` is given and it has a
+    warm beginning (pipeline/running/warm.py), else in a fresh Python. A warm run is never the
+    judge of a failure: a snippet that does not succeed there runs again in a fresh Python, and
+    that run is its result."""
+    if warm_pool is not None and snippet.kind == "py" and not snippet.fresh \
+            and not snippet.exclusive:
+        outcome = _execute(snippet, cache, key, device, root, skip_missing, python, timeout,
+                           extra_env, requirements, keep_failed, warm_pool)
+        if outcome is not None and outcome.status in GOOD:
+            return outcome
+    return _execute(snippet, cache, key, device, root, skip_missing, python, timeout,
+                    extra_env, requirements, keep_failed, None)
+
+
+def _execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
+             skip_missing: bool, python: str | None, timeout: float | None,
+             extra_env: dict | None, requirements: list[Path] | None,
+             keep_failed: Path | None, warm_pool: warm.WarmPool | None) -> Outcome | None:
+    """Run one snippet; None when `warm_pool` is given and the snippet has no usable warm
+    beginning. `timeout` (shorter than its own, from a run's time budget) and
     `extra_env` come from a budgeted run (run_all's `deadline`). `keep_failed`: the data a
     snippet wrote before it failed or was stopped is copied to KEEP_FAILED/<snippet>/ (a lent
     GPU's partial measurements, brought back with its logs; never a record). With `requirements` (the
@@ -202,7 +223,17 @@ def execute(snippet: Snippet, cache: Cache, key: str, device: str, root: Path,
         rc, stdout, stderr = build_failure
         status, problem = FAILED, f"build failed (make exit {rc})"
     else:
-        rc, stdout, stderr = _run_process(cmd, work, env, timeout, work / "run")
+        if warm_pool is not None:
+            ran = warm_pool.run(python or sys.executable, (work / cmd[1]).read_text("utf-8"),
+                                cmd[1], work, env, timeout, work / "run")
+            if ran is None:  # no warm beginning, or its zygote cannot be used
+                cache.discard(work)
+                return None
+            rc, out_path, err_path = ran
+            stdout, stderr = _read_capped(out_path), _read_capped(err_path)
+            out_path.unlink(), err_path.unlink()
+        else:
+            rc, stdout, stderr = _run_process(cmd, work, env, timeout, work / "run")
         status, problem = classify(snippet, rc, device, stderr, skip_missing)
         if status == TIMEOUT and timeout < snippet.timeout:
             problem = f"stopped after {timeout:.0f} s, at the end of the run's time budget"
@@ -372,7 +403,8 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
         if told:
             told.start(s)
         return execute(s, cache, k, device, project.root, skip_missing, project.python,
-                       timeout, extra, project.requirements, keep_failed)
+                       timeout, extra, project.requirements, keep_failed,
+                       pool if not measures(s) else None)
 
     def finished(o: Outcome) -> None:
         outcomes[o.snippet.rel] = o
@@ -382,6 +414,37 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
 
     if any(s.kind == "py" for s, _ in stale):
         sandbox.prepare_font_list(project.python or sys.executable)
+    # Zygotes for the snippets that share a beginning (pipeline/running/warm.py); not in a
+    # budgeted run (a lent GPU's), whose every second is measured as the reader runs it.
+    pool = warm.WarmPool(cache.new_workdir()) \
+        if deadline is None and warm.enabled() and len(stale) > 1 else None
+    if pool is not None:
+        pool.plan([(project.python or sys.executable, text) for s, _ in shared
+                   if s.kind == "py" and not (s.fresh or s.exclusive)
+                   and (text := _program_text(s)) is not None], dict(os.environ))
+    try:
+        _run_stale(lead, shared, alone, run, finished, before_shared, before_alone, jobs,
+                   reserved)
+    finally:
+        if pool is not None:
+            pool.close()
+
+    ordered = [outcomes[s.rel] for s in snippets]
+
+    if only is None:  # the table covers every snippet: a partial run must not shrink it
+        write_times(project, ordered)
+    return ordered
+
+
+def _program_text(snippet: Snippet) -> str | None:
+    try:
+        return program_mod.for_snippet(snippet).text
+    except SnippetError:  # its run reports it
+        return None
+
+
+def _run_stale(lead, shared, alone, run, finished, before_shared, before_alone, jobs,
+               reserved) -> None:
     for s, k in lead:
         finished(run(s, k))
     reserved["seconds"] = 0.0  # the reserve is spent now, or given back
@@ -389,18 +452,13 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
         before_shared()
     # one more than the cores: a snippet waits on its imports' files and its subprocesses as well
     # as it computes, and with one a core the cores stood idle a fifth of the time
-    with ThreadPoolExecutor(max_workers=jobs or (os.cpu_count() or 1) + 1) as pool:
-        for future in as_completed([pool.submit(run, s, k) for s, k in shared]):
+    with ThreadPoolExecutor(max_workers=jobs or (os.cpu_count() or 1) + 1) as threads:
+        for future in as_completed([threads.submit(run, s, k) for s, k in shared]):
             finished(future.result())
     if before_alone:
         before_alone()
     for s, k in alone:
         finished(run(s, k))
-
-    ordered = [outcomes[s.rel] for s in snippets]
-    if only is None:  # the table covers every snippet: a partial run must not shrink it
-        write_times(project, ordered)
-    return ordered
 
 
 def write_times(project: Project, outcomes: list[Outcome]) -> None:

@@ -9,7 +9,9 @@ from pathlib import Path
 RUNNABLE_SUFFIXES = (".py", ".c")
 DEFAULT_TIMEOUT = 300.0
 # `# snippet: timeout=120 needs=gpu exclusive` (or `// snippet: ...` in C); `matrix`: run only by
-# the version matrix (pipeline/records/versions.py), in each release's environment, never by the build
+# the version matrix (pipeline/records/versions.py), in each release's environment, never by the build;
+# `fresh`: always in a fresh Python, never forked from one that imported its frameworks ahead
+# (pipeline/running/warm.py), for a snippet about Python's own start-up
 _HEADER = re.compile(r"^\s*(?:#|//)\s*snippet:(.*)$")
 
 
@@ -25,6 +27,7 @@ class Snippet:
     needs_gpu: bool = False
     exclusive: bool = False
     matrix: bool = False
+    fresh: bool = False
     helpers: tuple[Path, ...] = field(default_factory=tuple)  # local files it depends on
 
     @property
@@ -40,7 +43,7 @@ class Snippet:
 def parse_header(text: str, rel: str) -> dict:
     """Read the `snippet:` line (first 30 lines only)."""
     opts: dict = {"timeout": DEFAULT_TIMEOUT, "needs_gpu": False, "exclusive": False,
-                  "matrix": False}
+                  "matrix": False, "fresh": False}
     for line in text.splitlines()[:30]:
         m = _HEADER.match(line)
         if not m:
@@ -60,6 +63,8 @@ def parse_header(text: str, rel: str) -> dict:
                 opts["exclusive"] = True
             elif key == "matrix" and not value:
                 opts["matrix"] = True
+            elif key == "fresh" and not value:
+                opts["fresh"] = True
             else:
                 raise SnippetError(f"{rel}: unknown snippet option {word!r}")
         break

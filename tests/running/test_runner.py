@@ -19,7 +19,8 @@ def run(mini, **kw):
 
 def test_header_options_are_read_and_bad_ones_rejected():
     assert parse_header("# snippet: timeout=12 needs=gpu exclusive\n", "a.py") == {
-        "timeout": 12.0, "needs_gpu": True, "exclusive": True, "matrix": False}
+        "timeout": 12.0, "needs_gpu": True, "exclusive": True, "matrix": False,
+        "fresh": False}
     assert parse_header("# snippet: matrix\n", "a.py")["matrix"] is True
     assert parse_header("print(1)\n", "a.py")["timeout"] == DEFAULT_TIMEOUT
     for bad in ("# snippet: timeout=soon", "# snippet: timeout=-1", "# snippet: gpu"):
