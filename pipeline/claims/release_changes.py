@@ -26,7 +26,9 @@ installed.
 from __future__ import annotations
 
 import html
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -38,6 +40,8 @@ ROOT = release_files.ROOT
 CHANGES = ROOT / "data" / "release_changes.yml"
 FILES = ROOT / "data" / "release_files.yml"
 BUGS = ROOT / "data" / "release_bugs.yml"
+PROGRAMS = Path(__file__).resolve().parent / "release_programs"
+BACKENDS = ("jax", "tensorflow", "torch")
 MARKER = re.compile(r"<!--\s*release-changes:\s*([\w-]+)\s*-->")
 SOURCE = re.compile(r"^https://github\.com/[\w.-]+/[\w.-]+/(?:pull/\d+|commit/[0-9a-f]{40}"
                     r"|issues/\d+)$")
@@ -154,6 +158,23 @@ def _check_row(library: str, row, where: str, bugs: dict) -> None:
     if message is not None and not all(message.strip() in row["symptom"][l] for l in LANGS):
         raise ReleaseChangesError(f"{where}: the message {message!r} is not quoted in the symptom "
                                   "in both languages")
+    runs = row.get("run") or []
+    if not isinstance(runs, list):
+        raise ReleaseChangesError(f"{where}: run must be a list of programs to run")
+    for run in runs:
+        if not (isinstance(run, dict) and library == "keras" and run.get("backend") in BACKENDS
+                and (PROGRAMS / str(run.get("program"))).is_file()
+                and ": " in str(run.get("shows", ""))):
+            raise ReleaseChangesError(f"{where}: run needs a program of {PROGRAMS.name}/, a Keras "
+                                      f"backend ({', '.join(BACKENDS)}) and `shows`, a line it "
+                                      "prints (`label: the error`)")
+        # the error's own words, without Keras's wrapper ("TypeError: Exception encountered
+        # when calling Bidirectional.call(). "), which the symptom may leave out
+        error = re.sub(r"^\w+: Exception encountered when calling [\w.]+\(\)\. ", "",
+                       run["shows"].split(": ", 1)[1])
+        if not all(error in row["symptom"][l] for l in LANGS):
+            raise ReleaseChangesError(f"{where}: the error {error!r} that run.shows expects is "
+                                      "not quoted in the symptom in both languages")
     for bug in row.get("bugs") or []:
         if bugs.get(bug) != (library, str(row["to"])):
             raise ReleaseChangesError(
@@ -237,6 +258,53 @@ def local_problems(envs: Path = release_files.ENVS, path: Path = CHANGES,
                     problems.append(f"{library} {old}: the message {message!r} of the row "
                                     f"{old} to {row['to']} is not in that release's code")
     return problems, checked
+
+
+def _keras_env(envs: Path, release: str, backend: str) -> Path | None:
+    python = Path(envs) / f"keras-{release}-{backend}" / "bin" / "python"
+    return python if python.is_file() else None
+
+
+def run_check(row: dict, envs: Path = release_files.ENVS,
+              files_path: Path = FILES) -> tuple[list[str], list[str]]:
+    """Each of run_one() for a row's programs (`run`): (what ran, problems)."""
+    ran, problems = [], []
+    for run in row.get("run") or []:
+        r, p = run_one(row, run, envs, files_path)
+        ran, problems = ran + r, problems + p
+    return ran, problems
+
+
+def run_one(row: dict, run: dict, envs: Path = release_files.ENVS,
+            files_path: Path = FILES) -> tuple[list[str], list[str]]:
+    """Run one program of a row (`run`) on the CPU in the version matrix's environments, where they
+    are here: the old release must print `shows`; the new one (or the first later release built
+    here whose recurrent-layer files are the same as the new one's) must run it without. Returns
+    (what ran, problems); nothing ran when neither environment is here."""
+    files = load_files(files_path)["keras"]
+    old, new = str(row["from"]), str(row["to"])
+    later = [v for v in files if Version(v) >= Version(new) and files[v] == files[new]]
+    ran, problems = [], []
+    for release, should in [(old, True)] + [(v, False) for v in later[:]]:
+        python = _keras_env(envs, release, run["backend"])
+        if python is None:
+            continue
+        env = dict(os.environ, KERAS_BACKEND=run["backend"], CUDA_VISIBLE_DEVICES="",
+                   JAX_PLATFORMS="cpu", TF_CPP_MIN_LOG_LEVEL="3")
+        done = subprocess.run([str(python), str(PROGRAMS / run["program"])], env=env,
+                              capture_output=True, text=True, timeout=600, cwd=Path(envs))
+        lines = done.stdout.splitlines()
+        shows = any(line.startswith(run["shows"]) for line in lines)
+        ran.append(f"keras {release} ({run['backend']})")
+        if done.returncode or not lines:
+            problems.append(f"{run['program']} failed in keras {release}: "
+                            f"{(done.stderr.strip().splitlines() or ['no output'])[-1]}")
+        elif shows != should:
+            problems.append(f"keras {release} ({run['backend']}) "
+                            f"{'does not print' if should else 'still prints'} {run['shows']!r}")
+        if not should:
+            break  # the first later release built here answers for the new one
+    return ran, problems
 
 
 _ESCAPE = re.compile(r"([\\`*_{}\[\]()#+!|<>])")

@@ -201,7 +201,7 @@ def pull_requests(library: str, mirror: Path | None, old: str, new: str) -> list
     return out
 
 
-HAND = ("kind", "symptom", "message", "what", "bugs", "issue")
+HAND = ("kind", "symptom", "message", "what", "bugs", "issue", "run")
 
 
 def generate(mirrors: dict[str, Path], cache: Path, only: list[str]) -> None:

@@ -172,6 +172,10 @@ def _wrong_files(rows, i):
     rows[i]["files"] = {"layers/rnn/gru.py": "+1 -1"}
 
 
+def _run_not_quoted(rows, i):
+    rows[i]["run"][0]["shows"] = "array: TypeError: words the symptom does not quote"
+
+
 @pytest.mark.parametrize("change, words", [
     (_drop, "no row for the change between 3.0.0 to 3.0.1"),
     (_no_source, "prs_none does not say why"),
@@ -179,6 +183,7 @@ def _wrong_files(rows, i):
     (_wrong_bug, "keras-gru-return-state-gpu"),
     (_no_spanish, "needs en and es"),
     (_wrong_files, "are not those that differ"),
+    (_run_not_quoted, "is not quoted in the symptom"),
 ])
 def test_a_wrong_row_stops_the_build_naming_it(tmp_path, change, words):
     path = _planted(tmp_path, "keras", 0, change)
@@ -240,3 +245,33 @@ def test_a_pasted_symptom_lists_the_page_in_the_first_three_results(browser, ser
     problems = [f"{r['to']}: {items}" for r, items in zip(rows, answers)
                 if not any(re.sub(r"#.*$", "", i[0]).endswith(want) for i in items)]
     assert not problems, f"{lang}: {len(problems)} of {len(rows)}: {problems}"
+
+
+def _rows_with_programs(libraries):
+    rows = [r for r in libraries["keras"] if r.get("run")]
+    assert len(rows) >= 3
+    if not release_files.ENVS.is_dir():
+        pytest.skip("the version matrix's environments (.cache/versions/envs) are not on this "
+                    "machine: the programs run where `make versions` built them")
+    return rows
+
+
+def test_each_rows_program_prints_the_symptom_in_the_old_release_only(libraries):
+    """The errors quoted in a symptom, as the old release raises them (run on the CPU in the
+    version matrix's environments); the new release runs the same program without them."""
+    ran, problems = [], []
+    for row in _rows_with_programs(libraries):
+        r, p = release_changes.run_check(row)
+        assert r, (row["to"], "no environment of either release here")
+        ran += r
+        problems += p
+    assert not problems, problems
+    assert "keras 3.0.5 (torch)" in ran and "keras 3.1.1 (torch)" in ran, ran
+
+
+def test_a_program_that_does_not_print_the_symptom_fails_the_row(libraries):
+    row = copy.deepcopy(next(r for r in _rows_with_programs(libraries)
+                             if r["run"][0]["backend"] == "jax"))
+    row["run"] = [dict(row["run"][0], shows=row["run"][0]["shows"] + " (and more words)")]
+    ran, problems = release_changes.run_check(row)
+    assert ran and any("does not print" in p for p in problems), (ran, problems)
