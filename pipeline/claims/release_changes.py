@@ -59,11 +59,15 @@ WORDS = {
            "internal": "—"},
 }
 NONE_WHY = {
-    "en": {"no release tag for both releases in the repository's history":
+    "en": {"the repository's history was not read":
+           "the repository's history was not read here",
+           "no release tag for both releases in the repository's history":
            "the repository has no tag for one of the two releases",
            "no commit between the two release tags touches these files":
            "no commit between the two release tags touches these files"},
-    "es": {"no release tag for both releases in the repository's history":
+    "es": {"the repository's history was not read":
+           "aquí no se leyó la historia del repositorio",
+           "no release tag for both releases in the repository's history":
            "el repositorio no tiene etiqueta para una de las dos versiones",
            "no commit between the two release tags touches these files":
            "ningún commit entre las dos etiquetas toca estos archivos"},
