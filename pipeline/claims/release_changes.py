@@ -50,13 +50,12 @@ LANGS = ("en", "es")
 WORDS = {
     "en": {"releases": "Releases", "saw": "What changed (what you saw before)",
            "move": "Move to", "files": "Files", "prs": "Pull requests",
-           "none": "none found: {why}", "issue": "issue", "bug": "also a row above", "wheels": "packages read",
-           "internal": "—"},
+           "none": "none found: {why}", "issue": "issue", "bug": "also a row above",
+           "wheels": "packages read", "internal": "—"},
     "es": {"releases": "Versiones", "saw": "Qué cambió (lo que veías antes)",
            "move": "Pasa a", "files": "Archivos", "prs": "Pull requests",
-           "none": "no encontrado: {why}", "issue": "issue", "bug": "también en una fila de arriba",
-           "wheels": "paquetes leídos",
-           "internal": "—"},
+           "none": "no encontrado: {why}", "issue": "issue",
+           "bug": "también en una fila de arriba", "wheels": "paquetes leídos", "internal": "—"},
 }
 NONE_WHY = {
     "en": {"the repository's history was not read":
@@ -240,10 +239,10 @@ def local_problems(envs: Path = release_files.ENVS, path: Path = CHANGES,
             if v.is_prerelease or v.is_devrelease:
                 continue  # a nightly: not a release
             if version not in known:
-                first, last = (Version(r) for r in (next(iter(known)), list(known)[-1]))
-                if first <= v <= last or v > last:
+                if v >= Version(next(iter(known))):  # older than the span: not asked
                     problems.append(f"{library} {version} (installed in {site}) is not in "
-                                    f"{Path(files_path).name}: run the generator")
+                                    f"{Path(files_path).name}: run the generator "
+                                    "(release_changes_gen.py, its RANGES reaching it)")
                 continue
             here = release_files.hash_folder(library, site)
             if here != known[version]:
