@@ -28,7 +28,11 @@ The newest keras-nightly (KERAS_NIGHTLY) runs the same snippets, in cells named 
 (keras-nightly-<date>-<backend>), never as a release. Two stacked LSTMs behind a mask
 (keras-team/keras#23235) run in cells of their own (keras-<release>-stacked-mask-<backend>, and
 the nightly's), on the pinned Keras release and the nightly only; so does a stateful GRU and LSTM
-through backward() and fit() on PyTorch (keras-<release>-stateful-torch).
+through backward() and fit() on PyTorch (keras-<release>-stateful-torch). Keras's
+`mixed_float16` and `mixed_bfloat16` dtype policies on an LSTM and a GRU run in cells of their own
+on every release and the nightly (keras-<release>-mixed-precision-<backend>), and on every
+tf-keras (tf-keras-<release>-mixed-precision). A topic's cell runs in the environment of its
+release's own cell (the same packages): nothing more is installed for it.
 
 The cell `pinned-<backend>` is the project's own environment (no base, no download): CPU CI runs
 it end to end.
@@ -84,10 +88,13 @@ STACKED_MASK = ("3.15.1", KERAS_NIGHTLY)
 # A stateful GRU and LSTM through backward() and fit() on the PyTorch backend, on the CPU
 # (keras-team/keras#23462, #23464): the pinned release and the nightly.
 STATEFUL = ("3.15.1", KERAS_NIGHTLY)
+# Keras's mixed-precision dtype policies on an LSTM and a GRU: every release, and the nightly.
+MIXED_PRECISION = KERAS + (KERAS_NIGHTLY,)
 ON_THE_CPU = ("stateful",)  # topics whose snippet pretends no GPU
 SNIPPETS = {"tensorflow": "versions/keras3_tensorflow.py", "jax": "versions/keras3_jax.py",
             "torch": "versions/keras3_torch.py", "tf-keras": "versions/tf_keras_rules.py",
             "pytorch": "versions/torch_rnn.py"}
+TF_KERAS_MIXED = "versions/tf_keras_mixed_precision.py"
 
 
 class BadInput(Exception):
@@ -108,6 +115,7 @@ class Cell:
     base: Base | None  # None: the project's own environment
     extra: tuple[str, ...] = ()  # what pip adds in the overlay
     facts: dict = field(default_factory=dict, compare=False, hash=False)  # library, version, backend
+    env: str = ""  # folder under .cache/versions/envs/ ("": the cell's name)
 
 
 def nightly_date(version: str) -> str:
@@ -140,8 +148,10 @@ def _keras_cell(k: str, backend: str, topic: str = "") -> Cell:
     # Keras imports `packaging` without asking for it; TensorFlow brings it, the JAX and PyTorch
     # bases do not.
     extra = (package,) + (("packaging==26.3",) if backend != "tensorflow" else ())
+    # a topic runs in the release's own environment: the same packages, installed once
     return Cell(f"{name}-{backend}", label.replace(" (", f", {names[backend]} backend (", 1)
-                if topic else f"{label}, {names[backend]} backend", snippet, base, extra, facts)
+                if topic else f"{label}, {names[backend]} backend", snippet, base, extra, facts,
+                env=f"{name.removesuffix('-' + topic) if topic else name}-{backend}")
 
 
 def _minor(version: str) -> int:
@@ -180,6 +190,13 @@ def all_cells() -> list[Cell]:
     cells += [_keras_cell(k, b, "stacked-mask") for k in STACKED_MASK
               for b in ("tensorflow", "jax", "torch")]
     cells += [_keras_cell(k, "torch", "stateful") for k in STATEFUL]
+    cells += [_keras_cell(k, b, "mixed-precision") for k in MIXED_PRECISION
+              for b in ("tensorflow", "jax", "torch")]
+    cells += [Cell(f"tf-keras-{tfk}-mixed-precision",
+                   f"tf-keras {tfk}, TensorFlow {tf} (mixed precision)", TF_KERAS_MIXED,
+                   tf_base(minor), (), {"library": "tf-keras", "version": tfk,
+                                        "backend": "tensorflow", "topic": "mixed-precision"},
+                   env=f"tf-keras-{tfk}") for minor, (tf, tfk) in TF_KERAS.items()]
     return cells
 
 
@@ -194,7 +211,16 @@ def pinned_cells() -> list[Cell]:
         for b in ("tensorflow", "jax", "torch")] + [
         Cell("pinned-stateful-torch", "the project's pinned Keras, torch backend, stateful",
              "versions/keras3_stateful_torch.py", None, (),
-             {"library": "keras", "backend": "torch", "pinned": True, "topic": "stateful"})]
+             {"library": "keras", "backend": "torch", "pinned": True, "topic": "stateful"})] + [
+        Cell(f"pinned-mixed-precision-{b}",
+             f"the project's pinned Keras, {b} backend, mixed precision",
+             f"versions/keras3_mixed_precision_{b}.py", None, (),
+             {"library": "keras", "backend": b, "pinned": True, "topic": "mixed-precision"},
+             env=f"pinned-{b}") for b in ("tensorflow", "jax", "torch")] + [
+        Cell("pinned-tf-keras-mixed-precision", "the project's pinned tf-keras, mixed precision",
+             TF_KERAS_MIXED, None, (), {"library": "tf-keras", "backend": "tensorflow",
+                                        "pinned": True, "topic": "mixed-precision"},
+             env="pinned-tensorflow")]
 
 
 # --- environments --------------------------------------------------------------------------------
@@ -265,6 +291,7 @@ def ensure_base(cache: Path, base: Base) -> Path:
 
 
 _base_locks: dict[str, threading.Lock] = {}
+_env_locks: dict[str, threading.Lock] = {}
 _locks_lock = threading.Lock()
 
 
@@ -286,7 +313,11 @@ def ensure_cell_env(cache: Path, cell: Cell) -> Path:
         (_site_packages(path) / "_matrix_base.pth").write_text(str(beneath) + "\n")
         if cell.extra:
             _pip(_python(path), list(cell.extra), path / "pip.log")
-    return _make_env(cache / ENVS / cell.name, spec, build)
+    name = cell.env or cell.name
+    with _locks_lock:
+        lock = _env_locks.setdefault(name, threading.Lock())
+    with lock:  # two cells in one environment: the first builds it, the second waits
+        return _make_env(cache / ENVS / name, spec, build)
 
 
 # --- running ---------------------------------------------------------------------------------------
