@@ -72,7 +72,7 @@ PREPARE = ("prepare_lstm_params", "prepare_gru_params")  # what the PyTorch body
 
 
 def torch_body(originals, name, args, kwargs):
-    """PyTorch: Keras's own cuDNN function run on CPU tensors, as snippets/versions/keras3_torch.py
+    """PyTorch: Keras's own cuDNN function run on CPU tensors, as keras3_torch.py
     runs it, with the weight packing it calls put back (pretend_gpu records those):
     "runs, returns float16", or the error it raised."""
     torch = cases.torch
