@@ -18,6 +18,12 @@ In a page:
                                           keras-nightly answers otherwise than the newest release
   <!-- stacked-mask-table -->             two stacked LSTMs behind a mask, in the newest release
                                           and the nightly: the second one's mask, cuDNN, warning
+  <!-- mixed-precision-table: BACKEND --> an LSTM and a GRU under each dtype policy, in every
+                                          release run (and the nightly): cuDNN or not, and the
+                                          dtype handed to it; releases that answer alike share a
+                                          row
+  <!-- tf-cudnn-kernels-table -->         the dtypes each TensorFlow run registers GPU kernels of
+                                          CudnnRNN and CudnnRNNV3 for
   <!-- version-claims --> ... <!-- /version-claims -->
                                           a region (a table, a diagram) whose Keras versions must
                                           all come from markers: one written by hand fails the
@@ -37,7 +43,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.records import store as records
@@ -50,6 +56,8 @@ NEWEST = re.compile(r"<!--\s*newest-run\s*-->")
 NIGHTLY = re.compile(r"<!--\s*nightly-run\s*-->")
 NIGHTLY_CHANGES = re.compile(r"<!--\s*nightly-changes\s*-->")
 MASK_TABLE = re.compile(r"<!--\s*stacked-mask-table\s*-->")
+MIXED_TABLE = re.compile(r"<!--\s*mixed-precision-table:\s*([\w-]+)\s*-->")
+KERNELS_TABLE = re.compile(r"<!--\s*tf-cudnn-kernels-table\s*-->")
 REGION = re.compile(r"<!--\s*version-claims\s*-->(.*?)<!--\s*/version-claims\s*-->", re.S)
 ANY_MARKER = re.compile(r"<!--.*?-->", re.S)
 # A Keras 3 version written by hand: 3.4, 3.0.1 (not 2.13, 9.13 or 3.11.7's Python).
@@ -80,6 +88,7 @@ class Run:
     frameworks: dict
     nightly: str = ""  # a keras-nightly: the date it was built (YYYY-MM-DD); "" for a release
     topic: str = ""  # "" for the cases of snippets/versions/_keras3_cases.py; else its snippet's
+    extra: dict = field(default_factory=dict)  # the rest of rules.json (a topic's own facts)
 
 
 def load(results: Path, snippets: Path) -> list[Run]:
@@ -89,7 +98,8 @@ def load(results: Path, snippets: Path) -> list[Run]:
         cell = dict(m.data.get("cell", {}))
         for r in m.records:
             if cell.get("pinned"):  # the project's own environment (CI's cell): its Keras
-                cell["version"] = r.data["provenance"].get("frameworks", {}).get("keras", "")
+                cell["version"] = r.data["provenance"].get("frameworks", {}).get(
+                    "tf-keras" if cell.get("library") == "tf-keras" else "keras", "")
             path = r.data_dir / "rules.json"
             if not path.is_file():
                 raise records.RecordError(f"{r.path}: no data/rules.json")
@@ -99,7 +109,8 @@ def load(results: Path, snippets: Path) -> list[Run]:
             runs.append(Run(library, cell.get("version", ""), backend, data.get("cases", {}),
                             data.get("labels", {}), r.stale, r.date,
                             r.data["provenance"].get("frameworks", {}),
-                            cell.get("nightly", ""), cell.get("topic", "")))
+                            cell.get("nightly", ""), cell.get("topic", ""),
+                            {k: v for k, v in data.items() if k not in ("cases", "labels")}))
     return sorted(runs, key=lambda r: (r.library, r.backend, _key(r.version)))
 
 
@@ -551,6 +562,163 @@ def stacked_mask_table(runs: list[Run], lang: str) -> str:
     return "\n".join(lines)
 
 
+MIXED = "mixed-precision"
+POLICIES = ("float32", "mixed_float16", "mixed_bfloat16")
+MIXED_TEXT = {
+    "en": {"policy": "policy", "generic": "generic loop", "jax_yes": "jaxlib accepts it",
+           "jax_no": "jaxlib refuses it", "given": "cuDNN, {dtype}",
+           "fails": "cuDNN chosen ({dtype}), fails (`{error}`), then generic loop",
+           "input": "input {input}, states and weights {others}",
+           "ran": "Releases run, each on a CPU with Keras told a GPU is present: {list}.",
+           "ran_tfk": "Releases run, each on a CPU: {list}. cuDNN means the cuDNN op tf-keras "
+                      "puts in the graph, which TensorFlow picks on a GPU at run time.",
+           "tf_ops": "On TensorFlow, the op named is the one Keras's cuDNN function builds, "
+                     "traced into a graph with the arguments Keras gave it.",
+           "kernels_head": "| TensorFlow | `CudnnRNN` | `CudnnRNNV3` |",
+           "kernels_ran": "TensorFlow releases run: {list}; each listed on a CPU, from "
+                          "TensorFlow's kernel registry (the Linux wheel carries the GPU "
+                          "kernels)."},
+    "es": {"policy": "política", "generic": "bucle genérico", "jax_yes": "jaxlib lo acepta",
+           "jax_no": "jaxlib lo rechaza", "given": "cuDNN, {dtype}",
+           "fails": "elige cuDNN ({dtype}), falla (`{error}`) y pasa al bucle genérico",
+           "input": "entrada {input}, estados y pesos {others}",
+           "ran": "Versiones ejecutadas, cada una en una CPU diciéndole a Keras que hay una GPU: "
+                  "{list}.",
+           "ran_tfk": "Versiones ejecutadas, cada una en una CPU: {list}. cuDNN significa la "
+                      "operación de cuDNN que tf-keras pone en el grafo, y que TensorFlow elige "
+                      "en una GPU al ejecutar.",
+           "tf_ops": "En TensorFlow, la operación nombrada es la que construye la función cuDNN "
+                     "de Keras, trazada en un grafo con los argumentos que Keras le pasó.",
+           "kernels_head": "| TensorFlow | `CudnnRNN` | `CudnnRNNV3` |",
+           "kernels_ran": "Versiones de TensorFlow ejecutadas: {list}; cada una consultada en "
+                          "una CPU, en el registro de kernels de TensorFlow (el paquete para "
+                          "Linux trae los kernels de GPU)."},
+}
+
+
+def mixed_answer(result: dict, lang: str) -> str:
+    """One case of the mixed-precision records in the reader's words: "cuDNN, float16" (with the
+    op TensorFlow builds, or jaxlib's verdict), "generic loop", or the error."""
+    t, w = MIXED_TEXT[lang], WORDS[lang]
+    if result.get("error"):
+        return f'{w["error"]}: {result["error"].split(":")[0]}'
+    calls = result.get("calls") or []
+    if not calls:
+        return t["generic"]
+    ops = result.get("ops")
+    if all(" " in c for c in calls):  # tf-keras: the cuDNN ops of the graph, with their dtype
+        ops = calls
+    if isinstance(ops, list) and ops:
+        forward = [o for o in ops if "Backprop" not in o]
+        return "cuDNN: " + ", ".join(f"`{o.split()[0]}` {o.split()[1]}" for o in forward)
+    others = result.get("others") or []
+    dtype = result.get("input") if others in ([], [result.get("input")]) else \
+        t["input"].format(input=result.get("input"), others=", ".join(others))
+    body = result.get("body")
+    if body and not body.startswith("runs"):  # PyTorch: Keras's cuDNN function failed
+        return t["fails"].format(dtype=dtype, error=body.split(":")[0])
+    text = t["given"].format(dtype=dtype)
+    accepts = result.get("jaxlib_accepts")
+    if accepts:
+        text += "; " + (t["jax_yes"] if accepts == "yes" else
+                        f'{t["jax_no"]} (`{accepts.removeprefix("no: ")}`)')
+    return text
+
+
+def _mixed_runs(runs: list[Run], backend: str) -> list[Run]:
+    return keras_runs(runs, backend, MIXED) + nightly_runs(runs, backend, MIXED)
+
+
+def mixed_precision_table(runs: list[Run], backend: str, lang: str) -> str:
+    """Per release run (consecutive releases that answer alike share a row group): for each
+    policy, what the LSTM and the GRU do on a GPU."""
+    w, t = WORDS[lang], MIXED_TEXT[lang]
+    claim = f"<!-- mixed-precision-table: {backend} -->"
+    if backend not in BACKENDS:
+        raise ClaimError(f"{claim}: backend {backend!r}; one of {', '.join(BACKENDS)}")
+    chosen = _mixed_runs(runs, backend)
+    if not chosen:
+        raise ClaimError(f"{claim}: no record of the mixed-precision cells (`make versions`)")
+    answers = []
+    for r in chosen:
+        row = {}
+        for kind in ("lstm", "gru"):
+            for policy in POLICIES:
+                case = f"{kind}_{policy}"
+                if case not in r.cases:
+                    raise ClaimError(f"{claim}: the {run_name(r)} record has no case {case!r}")
+                row[case] = mixed_answer(r.cases[case], lang)
+        answers.append(row)
+    groups: list[list[int]] = []
+    for i, r in enumerate(chosen):
+        if groups and not r.nightly and not chosen[groups[-1][-1]].nightly \
+                and answers[groups[-1][-1]] == answers[i]:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    head = "tf-keras" if backend == "tf-keras" else "Keras"
+    lines = [f"| {head} | {t['policy']} | LSTM | GRU |", "|---|---|---|---|"]
+    for g in groups:
+        first, last = chosen[g[0]], chosen[g[-1]]
+        name = run_name(first, lang) if first.nightly else first.version if len(g) == 1 \
+            else f"{first.version} {w['to']} {last.version}"
+        name += "*" if any(chosen[i].stale for i in g) else ""
+        for j, policy in enumerate(POLICIES):
+            a = answers[g[0]]
+            lines.append(f"| {name if j == 0 else ''} | `{policy}` | {a['lstm_' + policy]} | "
+                         f"{a['gru_' + policy]} |")
+    lines.append("")
+    frameworks = sorted({f"{k} {v}" for r in chosen for k, v in r.frameworks.items()
+                         if k in ("tensorflow", "jax", "torch")},
+                        key=lambda s: (s.split()[0], _key(s.split()[1])))
+    names = [f"{head} " + ", ".join(r.version for r in chosen if not r.nightly)] + \
+        [run_name(r, lang) for r in chosen if r.nightly]
+    listed = "; ".join(names) + f" ({w['on']} {', '.join(frameworks)})"
+    lines.append("- " + (t["ran_tfk"] if backend == "tf-keras" else t["ran"]).format(list=listed))
+    if backend == "tensorflow":
+        lines.append(f"- {t['tf_ops']}")
+    if any(r.stale for r in chosen):
+        lines.append(f'- \\* {w["older"]}.')
+    return "\n".join(lines)
+
+
+def tf_kernels_table(runs: list[Run], lang: str) -> str:
+    """The dtypes each TensorFlow release run registers GPU kernels of CudnnRNN and CudnnRNNV3
+    for, from the mixed-precision records (consecutive releases alike share a row)."""
+    t, w = MIXED_TEXT[lang], WORDS[lang]
+    by_tf: dict[str, tuple] = {}
+    stale: set[str] = set()
+    for r in runs:
+        kernels = r.extra.get("gpu_kernels")
+        if r.topic != MIXED or not kernels:
+            continue
+        version = r.extra["tensorflow"]
+        row = tuple(tuple(kernels[op]) for op in ("CudnnRNN", "CudnnRNNV3"))
+        if by_tf.setdefault(version, row) != row:
+            raise ClaimError(f"<!-- tf-cudnn-kernels-table -->: two records of TensorFlow "
+                             f"{version} list other kernels")
+        if r.stale:
+            stale.add(version)
+    if not by_tf:
+        raise ClaimError("<!-- tf-cudnn-kernels-table -->: no record of TensorFlow's kernels "
+                         "(`make versions`)")
+    versions = sorted(by_tf, key=_key)
+    lines = [t["kernels_head"], "|---|---|---|"]
+    start = 0
+    for i in range(1, len(versions) + 1):
+        if i == len(versions) or by_tf[versions[i]] != by_tf[versions[start]]:
+            a, b = versions[start], versions[i - 1]
+            name = a if a == b else f"{a} {w['to']} {b}"
+            name += "*" if stale & set(versions[start:i]) else ""
+            row = by_tf[a]
+            lines.append(f"| {name} | {', '.join(row[0])} | {', '.join(row[1])} |")
+            start = i
+    lines += ["", t["kernels_ran"].format(list=", ".join(versions))]
+    if stale:
+        lines += ["", f'\\* {w["older"]}.']
+    return "\n".join(lines)
+
+
 def render(markdown: str, runs: list[Run], lang: str, where: str) -> str:
     """The page with every marker replaced; ClaimError names the first claim nothing backs."""
     problems = unbacked(markdown, where)
@@ -580,4 +748,6 @@ def render(markdown: str, runs: list[Run], lang: str, where: str) -> str:
     markdown = NIGHTLY.sub(lambda m: nightly_run(runs, lang), markdown)
     markdown = NIGHTLY_CHANGES.sub(lambda m: nightly_changes(runs, lang), markdown)
     markdown = MASK_TABLE.sub(lambda m: stacked_mask_table(runs, lang), markdown)
+    markdown = MIXED_TABLE.sub(lambda m: mixed_precision_table(runs, m.group(1), lang), markdown)
+    markdown = KERNELS_TABLE.sub(lambda m: tf_kernels_table(runs, lang), markdown)
     return REGION.sub(lambda m: m.group(1), markdown)

@@ -167,3 +167,33 @@ def test_keras_3_on_pytorch_never_calls_torch_autocast():
     calls = [p.relative_to(root) for p in root.rglob("*.py")
              if re.search(r"torch\.(autocast|amp\b|cuda\.amp)", p.read_text(encoding="utf-8"))]
     assert calls == []
+
+
+@gpu_test
+@pytest.mark.parametrize("policy", ["mixed_float16", "mixed_bfloat16"])
+@pytest.mark.parametrize("flavour", ["keras3", "tf_keras"])
+def test_keras_policies_run_tensorflows_cudnn_op_on_a_gpu(flavour, policy):
+    """On a GPU, an LSTM and a GRU under each mixed policy (Keras 3 on TensorFlow, and tf-keras)
+    run TensorFlow's cuDNN op, as TensorFlow's profiler sees it, and not the generic loop's
+    matrix products; the output is in the policy's dtype. The version matrix says so of a
+    pretended GPU (numbers.md#mixed-precision-releases): this asks the GPU."""
+    from test_cudnn_check_gpu import _tensorflow_gpu, tf_executed_ops
+    tf = _tensorflow_gpu()
+    if flavour == "keras3":
+        keras = pytest.importorskip("keras")
+        assert keras.backend.backend() == "tensorflow", "unset KERAS_BACKEND for this test"
+        set_policy, layers = keras.mixed_precision.set_dtype_policy, keras.layers
+    else:
+        tf_keras = pytest.importorskip("tf_keras")
+        set_policy, layers = tf_keras.mixed_precision.set_global_policy, tf_keras.layers
+    set_policy(policy)
+    try:
+        for layer_class in (layers.LSTM, layers.GRU):
+            layer, x, out = layer_class(32), tf.random.normal((8, 20, 16)), []
+            ops = tf_executed_ops(tf, lambda: out.append(layer(x)))
+            assert any(op.startswith("CudnnRNN") for op in ops), (layer_class.__name__,
+                                                                   sorted(set(ops)))
+            assert not any("MatMul" in op for op in ops), (layer_class.__name__, sorted(set(ops)))
+            assert out[0].dtype.name == policy.removeprefix("mixed_")
+    finally:
+        set_policy("float32")
