@@ -679,7 +679,13 @@ def mixed_precision_table(runs: list[Run], backend: str, lang: str) -> str:
         lines.append(f"- {t['tf_ops']}")
     if any(r.stale for r in chosen):
         lines.append(f'- \\* {w["older"]}.')
-    return "\n".join(lines)
+    return release_lookup("\n".join(lines))
+
+
+def release_lookup(markdown: str) -> str:
+    """A table readers look their release up in, row by row, rather than search: search leaves
+    it out (pipeline/pages/search_text.py, `div.release-lookup`), the prose around it stays."""
+    return f'<div class="release-lookup" markdown>\n\n{markdown}\n\n</div>'
 
 
 def tf_kernels_table(runs: list[Run], lang: str) -> str:
@@ -716,7 +722,7 @@ def tf_kernels_table(runs: list[Run], lang: str) -> str:
     lines += ["", t["kernels_ran"].format(list=", ".join(versions))]
     if stale:
         lines += ["", f'\\* {w["older"]}.']
-    return "\n".join(lines)
+    return release_lookup("\n".join(lines))
 
 
 def render(markdown: str, runs: list[Run], lang: str, where: str) -> str:
@@ -742,12 +748,12 @@ def render(markdown: str, runs: list[Run], lang: str, where: str) -> str:
 
     markdown = SINCE.sub(claim, markdown)
     markdown = RUN_RANGE.sub(run_range, markdown)
-    markdown = TABLE.sub(lambda m: table(runs, lang), markdown)
-    markdown = TORCH_TABLE.sub(lambda m: torch_table(runs, lang), markdown)
+    markdown = TABLE.sub(lambda m: release_lookup(table(runs, lang)), markdown)
+    markdown = TORCH_TABLE.sub(lambda m: release_lookup(torch_table(runs, lang)), markdown)
     markdown = NEWEST.sub(lambda m: newest_runs(runs, lang), markdown)
     markdown = NIGHTLY.sub(lambda m: nightly_run(runs, lang), markdown)
     markdown = NIGHTLY_CHANGES.sub(lambda m: nightly_changes(runs, lang), markdown)
-    markdown = MASK_TABLE.sub(lambda m: stacked_mask_table(runs, lang), markdown)
+    markdown = MASK_TABLE.sub(lambda m: release_lookup(stacked_mask_table(runs, lang)), markdown)
     markdown = MIXED_TABLE.sub(lambda m: mixed_precision_table(runs, m.group(1), lang), markdown)
     markdown = KERNELS_TABLE.sub(lambda m: tf_kernels_table(runs, lang), markdown)
     return REGION.sub(lambda m: m.group(1), markdown)

@@ -22,6 +22,9 @@ element out, text and all):
 - the table of how long each snippet ran (`div.execution-times`): some 8 KB of program names
   and timings in each language's index, which no reader searches for;
 - the table of others' published figures (`div.published-table`, on two pages: 3 KB each);
+- the tables a reader looks their release up in, drawn from the version matrix's records
+  (`div.release-lookup`: which path each release takes, and under each dtype policy, some 20 KB
+  of release numbers in each language), whose prose around them stays;
 - on the troubleshooting index, each kind's first paragraph, the same words as its page's
   (`p.kind-lead`).
 
@@ -38,7 +41,7 @@ PRE = re.compile(r"<pre\b")
 SVG = re.compile(r"<svg\b")
 LEFT_OUT = re.compile(r'<(?:details class="(?:chart-data|note program-listing)"|'
                       r'div class="(?:clipboard-copy-txt|jp-InputPrompt|jp-OutputPrompt|'
-                      r'execution-times|published-table)\b|p class="kind-lead"|'
+                      r'execution-times|published-table|release-lookup)\b|p class="kind-lead"|'
                       r'span class="notice"|p class="needs-gpu")')
 RECORD = re.compile(r'(<div class="admonition [^"]*\brecord\b[^"]*">\s*<p class="admonition-title")'
                     r'([^>]*>.*?</p>\s*<p)')
