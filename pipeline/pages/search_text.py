@@ -23,8 +23,8 @@ element out, text and all):
   and timings in each language's index, which no reader searches for;
 - the table of others' published figures (`div.published-table`, on two pages: 3 KB each);
 - the tables a reader looks their release up in, drawn from the version matrix's records
-  (`div.release-lookup`: which path each release takes, and under each dtype policy, some 20 KB
-  of release numbers in each language), whose prose around them stays;
+  (the table after an empty `div.release-lookup`: which path each release takes, and under each
+  dtype policy, some 20 KB of release numbers in each language), whose prose around them stays;
 - on the troubleshooting index, each kind's first paragraph, the same words as its page's
   (`p.kind-lead`).
 
@@ -41,11 +41,12 @@ PRE = re.compile(r"<pre\b")
 SVG = re.compile(r"<svg\b")
 LEFT_OUT = re.compile(r'<(?:details class="(?:chart-data|note program-listing)"|'
                       r'div class="(?:clipboard-copy-txt|jp-InputPrompt|jp-OutputPrompt|'
-                      r'execution-times|published-table|release-lookup)\b|p class="kind-lead"|'
+                      r'execution-times|published-table)\b|p class="kind-lead"|'
                       r'span class="notice"|p class="needs-gpu")')
 RECORD = re.compile(r'(<div class="admonition [^"]*\brecord\b[^"]*">\s*<p class="admonition-title")'
                     r'([^>]*>.*?</p>\s*<p)')
 OUTPUT_TITLE = re.compile(r'<span class="filename">')
+LOOKUP_TABLE = re.compile(r'(<div class="release-lookup" hidden></div>\s*)<table\b')
 
 
 def for_search(page_html: str) -> str:
@@ -63,6 +64,7 @@ def for_search(page_html: str) -> str:
     page_html = PRE.sub("<pre" + EXCLUDE, page_html)
     page_html = page_html.replace("<pre" + EXCLUDE + " data-search-keep", "<pre")
     page_html = SVG.sub("<svg" + EXCLUDE, page_html)
+    page_html = LOOKUP_TABLE.sub(r"\g<1><table" + EXCLUDE, page_html)
     page_html = RECORD.sub(lambda m: m.group(1) + EXCLUDE + m.group(2) + EXCLUDE, page_html)
     return LEFT_OUT.sub(lambda m: re.sub(r"^<\w+", lambda t: t.group(0) + EXCLUDE, m.group(0)),
                         page_html)

@@ -43,7 +43,9 @@ def test_the_newest_release_on_record_is_read_from_the_records():
     torch_cells = [p.name.split("-", 1)[1] for p in RESULTS.glob("torch-*")]
     newest = max(torch_cells, key=lambda v: Version(v.split("+")[0])).split("+")[0]
     assert recorded["torch"][0] == newest
-    tfk = max((p.name.rsplit("-", 1)[1] for p in RESULTS.glob("tf-keras-*")), key=Version)
+    # tf-keras-<release> (a topic's cells add a suffix: tf-keras-2.21.0-mixed-precision)
+    tfk = max((m.group(1) for p in RESULTS.glob("tf-keras-*")
+               if (m := re.fullmatch(r"tf-keras-([\d.]+)(?:-[a-z-]+)?", p.name))), key=Version)
     assert recorded["tf-keras"][0] == tfk
     assert re.fullmatch(r"\d{4}-\d\d-\d\d", recorded["torch"][1])
 
