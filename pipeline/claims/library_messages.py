@@ -473,8 +473,10 @@ def render_library(library: str, messages: list[Message], data: dict[str, dict],
         advice = " ".join(row[lang].split())
         if row.get("see"):
             advice += f" [{w['see'].capitalize()}]({row['see']})."
-        out.append(f"### {_code(m.text)} {{ #{m.id} }}\n\n{_where(library, m.places, lang)}. "
-                   f"**{w['do']}** {advice}")
+        # What to do is read, not searched, like the condition: a pasted message finds its row
+        # by the heading, and each language's search index has a size limit (120 KB gzipped).
+        out.append(f"### {_code(m.text)} {{ #{m.id} }}\n\n{_where(library, m.places, lang)}"
+                   f"<span data-search-exclude>. **{w['do']}** {advice}</span>")
     return "\n\n".join(out)
 
 
