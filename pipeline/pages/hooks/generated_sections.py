@@ -6,6 +6,9 @@
   <!-- library-messages: LIBRARY --> every message the recurrent-layer code of the installed
                                   library can raise or warn, with the site's row for it
                                   (pipeline/claims/library_messages.py, data/library_messages.yml)
+  <!-- kernel-messages: LIBRARY --> the messages of that library's compiled RNN kernels, read
+                                  from its shared objects by hand, with the site's row for each
+                                  (pipeline/claims/kernel_messages.py, data/kernel_messages.yml)
   <!-- release-changes: LIBRARY --> every change to that library's recurrent-layer code between
                                   consecutive releases, read from the published wheels, with what
                                   a reader saw before it (pipeline/claims/release_changes.py,
@@ -29,14 +32,15 @@ from mkdocs.exceptions import PluginError
 
 # MkDocs loads a hook as a lone file: make the `pipeline` package importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from pipeline.claims import (cudnn_status, keras_migration, library_messages,  # noqa: E402
-                             release_changes)
+from pipeline.claims import (cudnn_status, kernel_messages, keras_migration,  # noqa: E402
+                             library_messages, release_changes)
 
 log = logging.getLogger("mkdocs.hooks.generated_sections")
 # Each kind of section: its module (render(markdown, lang, root) -> (markdown, problems)) and the
 # error it raises on a marker it cannot draw.
 _SECTIONS = ((cudnn_status, cudnn_status.StatusError),
              (library_messages, library_messages.LibraryMessagesError),
+             (kernel_messages, kernel_messages.KernelMessagesError),
              (keras_migration, keras_migration.KerasMigrationError),
              (release_changes, release_changes.ReleaseChangesError))
 _state = {"command": "build"}
