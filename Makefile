@@ -7,7 +7,7 @@ TEST_STAMP := $(VENV)/.test-installed
 NODE_TOOLS := node_modules/.package-lock.json
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test test-gpu gpu-env gpu-run add-records versions snippets bench-build lock clean quality
+.PHONY: serve build test test-gpu gpu-env gpu-run add-records versions snippets save-outputs bench-build lock clean quality
 
 # Not strict while serving: a failing snippet shows an error box in its page and the server keeps
 # running (strict mode would stop it). `make build` and CI stay strict. --dirty: after the first
@@ -33,6 +33,12 @@ test-gpu: $(SITE_STAMP) $(TEST_STAMP) $(NODE_TOOLS)  ## the tests that need a GP
 
 snippets: $(SITE_STAMP)  ## run stale snippets and print a summary
 	$(BIN)/python -m pipeline.runner
+
+# Commit results/outputs/ after it: a fresh clone (CI) then runs only the snippets that changed
+# since (pipeline/records/outputs.py).
+save-outputs: $(SITE_STAMP)  ## run stale snippets, then save their outputs to results/outputs/
+	$(BIN)/python -m pipeline.runner
+	$(BIN)/python -m pipeline.records.outputs
 
 bench-build: $(SITE_STAMP) $(NODE_TOOLS)  ## cold/warm build times and re-execution count
 	$(BIN)/python benchmarks/build_speed.py

@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.running.cache import OUTPUTS_DIR
 from pipeline.running.files import write_atomic
 from pipeline.running.snippets import discover, Snippet, SnippetError
 
@@ -35,9 +36,11 @@ FIELDS = {"snippet": str, "status": str, "stdout": str, "stderr": str, "returnco
           "source_hash": str, "provenance": dict}
 # Kept when the run has them: the name and hash of the program a Python snippet ran as (the one
 # its pages' copy button copies, pipeline/running/program.py); records made before had none.
-OPTIONAL = {"program": str, "program_sha256": str}
+OPTIONAL = {"program": str, "program_sha256": str, "key": str}  # key: the run cache's
 MATRIX_DIR = "versions"  # results/versions/: the version matrix's cells (pipeline/records/versions.py)
 RECORDED_STATUS = "ok"  # only what succeeded is recorded; skips and failures go in machine.json
+# results/outputs/ (OUTPUTS_DIR): the committed outputs of this project's CPU runs, "needs a
+# GPU" included (pipeline/records/outputs.py), in the same format; not a machine's records
 
 
 class RecordError(ValueError):
@@ -76,12 +79,13 @@ def record_dir(results: Path, slug: str, rel: str) -> Path:
 
 # --- writing -------------------------------------------------------------------------------------
 
-def write(results: Path, slug: str, cache_entry: Path, source: str, provenance: dict) -> Path:
+def write(results: Path, slug: str, cache_entry: Path, source: str, provenance: dict,
+          statuses: tuple[str, ...] = (RECORDED_STATUS,)) -> Path:
     """Turn one cache entry (result.json + data/) into this machine's record of that snippet,
     replacing an older record of it. Built in a hidden folder beside, then renamed into place:
     a reader (or a crash) sees the old record or the new one, never a part of one."""
     result = json.loads((Path(cache_entry) / RESULT_FILE).read_text(encoding="utf-8"))
-    if result.get("status") != RECORDED_STATUS:
+    if result.get("status") not in statuses:
         raise RecordError(f"{result.get('snippet')}: only a successful run is recorded, "
                           f"not status {result.get('status')!r}")
     record = {k: result[k] for k in (*FIELDS, *OPTIONAL) if k in result}
@@ -92,7 +96,7 @@ def write(results: Path, slug: str, cache_entry: Path, source: str, provenance: 
     try:
         shutil.copytree(Path(cache_entry) / DATA_DIR, tmp / DATA_DIR)
         (tmp / RESULT_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-        _check(record, tmp, record["snippet"], tmp / RESULT_FILE)
+        _check(record, tmp, record["snippet"], tmp / RESULT_FILE, statuses)
         old = None
         if final.exists():
             old = final.with_name(f".{final.name}.old-{os.getpid()}")
@@ -164,7 +168,8 @@ class Machine:
     records: list[Record]
 
 
-def _check(record: dict, folder: Path, rel: str, where: Path) -> None:
+def _check(record: dict, folder: Path, rel: str, where: Path,
+           statuses: tuple[str, ...] = (RECORDED_STATUS,)) -> None:
     bad = [k for k, kind in FIELDS.items() if not isinstance(record.get(k), kind)
            or (kind is int and isinstance(record.get(k), bool))]
     bad += [k for k, kind in OPTIONAL.items() if k in record and not isinstance(record[k], kind)]
@@ -172,8 +177,9 @@ def _check(record: dict, folder: Path, rel: str, where: Path) -> None:
         raise RecordError(f"{where}: missing or mistyped {', '.join(bad)}")
     if record["snippet"] != rel:
         raise RecordError(f"{where}: records {record['snippet']!r} but sits in the folder of {rel!r}")
-    if record["status"] != RECORDED_STATUS:
-        raise RecordError(f"{where}: status {record['status']!r}; only {RECORDED_STATUS!r} is recorded")
+    if record["status"] not in statuses:
+        raise RecordError(f"{where}: status {record['status']!r}; only "
+                          f"{' or '.join(map(repr, statuses))} is recorded")
     if not re.fullmatch(r"[0-9a-f]{64}", record["source_hash"]):
         raise RecordError(f"{where}: source_hash is not a SHA-256")
     for key in ("machine", "date"):
@@ -209,8 +215,9 @@ def current_hashes(snippets_root: Path) -> dict[str, str]:
 
 def load_all(results: Path, snippets_root: Path) -> list[Machine]:
     """Every machine under results/ with its records, checked; stale ones marked. Hidden
-    folders (a record being written) are ignored, and so is results/versions/, whose cells are
-    read by loading that folder itself. Raises RecordError on anything damaged."""
+    folders (a record being written) are ignored, and so are results/versions/, whose cells are
+    read by loading that folder itself, and results/outputs/ (this project's own CPU runs, which
+    the runner takes as its cache's). Raises RecordError on anything damaged."""
     results = Path(results)
     if not results.is_dir():
         return []
@@ -220,7 +227,7 @@ def load_all(results: Path, snippets_root: Path) -> list[Machine]:
         hashes = {}  # the runner reports a bad header; records then all read as stale
     machines = []
     for folder in sorted(p for p in results.iterdir() if p.is_dir() and not p.name.startswith(".")
-                         and p.name != MATRIX_DIR):
+                         and p.name not in (MATRIX_DIR, OUTPUTS_DIR)):
         machine_file = folder / MACHINE_FILE
         if not machine_file.is_file():
             raise RecordError(f"{folder}: no {MACHINE_FILE} (every machine folder says what "

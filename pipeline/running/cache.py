@@ -16,6 +16,9 @@ from pipeline.running.snippets import Snippet
 # Bump when the way results are produced changes, so old entries stop matching.
 CACHE_FORMAT = "1"
 RESULT_FILE = "result.json"
+# results/outputs/: the committed outputs a fresh clone takes its runs from (Cache.committed,
+# written by pipeline/records/outputs.py)
+OUTPUTS_DIR = "outputs"
 DATA_DIR = "data"
 
 
@@ -51,38 +54,79 @@ def key_for(snippet: Snippet, requirements: list[Path], device: str) -> str:
     return h.hexdigest()
 
 
+def _intact(folder: Path, key: str, exact: bool = False) -> dict | None:
+    """The result.json of a run's folder when it was made from `key` and the data files it lists
+    are unchanged (`exact`: and there are no others); else None."""
+    try:
+        result = json.loads((folder / RESULT_FILE).read_text(encoding="utf-8"))
+        data = folder / DATA_DIR
+        listed = result.get("data_files", {})
+        found = {p.relative_to(data).as_posix() for p in data.rglob("*") if p.is_file()} \
+            if exact and data.is_dir() else set(listed) if not exact else set()
+        intact = result.get("key") == key and found == set(listed) and all(
+            _sha256((data / name).read_bytes()) == digest for name, digest in listed.items())
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None
+    return result if intact else None
+
+
 class Cache:
-    def __init__(self, root: Path):
+    """`committed`: a folder of committed outputs (results/outputs/snippets/, written by
+    pipeline/records/outputs.py), one per snippet: a run missing here is taken from there when
+    it was made from exactly the same key, so that a fresh clone does not run again what has not
+    changed since it was committed."""
+
+    def __init__(self, root: Path, committed: Path | None = None):
         self.root = root
         self.runs = root / "runs"
+        self.committed = committed
 
     def entry(self, key: str) -> Path:
         return self.runs / key
 
-    def load(self, key: str) -> dict | None:
-        """The stored result, or None when absent or not intact (a damaged entry is removed)."""
+    def load(self, key: str, rel: str | None = None) -> dict | None:
+        """The stored result, or None when absent or not intact (a damaged entry is removed).
+        With `rel` (the snippet), a result missing here is adopted from the committed outputs
+        when theirs was made from `key`; it then says `"committed": True`."""
         folder = self.entry(key)
         if not folder.is_dir():
-            return None
-        try:
-            result = json.loads((folder / RESULT_FILE).read_text(encoding="utf-8"))
-            intact = result.get("key") == key and all(
-                _sha256((folder / DATA_DIR / name).read_bytes()) == digest
-                for name, digest in result.get("data_files", {}).items()
-            )
-        except (OSError, ValueError, AttributeError):
-            intact = False
-        if not intact:
+            return self._adopt(key, rel) if rel and self.committed else None
+        result = _intact(folder, key)
+        if result is None:
             shutil.rmtree(folder, ignore_errors=True)
             return None
         result["data_dir"] = str(folder / DATA_DIR)
         return result
 
-    def new_workdir(self) -> Path:
-        """A private folder for one run; becomes the cache entry if the run succeeds."""
+    def _adopt(self, key: str, rel: str) -> dict | None:
+        """Copy the committed output of `rel` into the cache when it was made from `key` and is
+        intact (a damaged one is never used: the snippet runs, and tests/records/test_outputs.py
+        names it). Built in a private folder, then renamed into place, as a run is."""
+        source = self.committed / rel
+        if _intact(source, key, exact=True) is None:
+            return None
+        work = Path(tempfile.mkdtemp(prefix="adopt-", dir=self._tmp()))
+        shutil.copytree(source / DATA_DIR, work / DATA_DIR) if (source / DATA_DIR).is_dir() \
+            else (work / DATA_DIR).mkdir()
+        shutil.copyfile(source / RESULT_FILE, work / RESULT_FILE)
+        self.runs.mkdir(parents=True, exist_ok=True)
+        try:
+            os.rename(work, self.entry(key))
+        except OSError:  # another build adopted it first: the same files
+            shutil.rmtree(work, ignore_errors=True)
+        result = self.load(key)
+        if result is not None:
+            result["committed"] = True
+        return result
+
+    def _tmp(self) -> Path:
         tmp = self.root / "tmp"
         tmp.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix="run-", dir=tmp))
+        return tmp
+
+    def new_workdir(self) -> Path:
+        """A private folder for one run; becomes the cache entry if the run succeeds."""
+        work = Path(tempfile.mkdtemp(prefix="run-", dir=self._tmp()))
         (work / DATA_DIR).mkdir()
         return work
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from pipeline.running import device as device_mod, program as program_mod, sandbox, warm
-from pipeline.running.cache import Cache, key_for
+from pipeline.running.cache import Cache, key_for, OUTPUTS_DIR
 from pipeline.running.files import write_atomic
 from pipeline.running.snippets import discover, Snippet, SnippetError
 
@@ -59,6 +59,7 @@ class Outcome:
     data_dir: str | None = None
     problem: str = ""  # one line saying what went wrong
     program_sha256: str = ""  # of the program that ran (Python): what the copy button copies
+    committed: bool = False  # the cache took it from the committed outputs (results/outputs/)
 
     def stderr_tail(self) -> str:
         return "\n".join(self.stderr.rstrip().splitlines()[-STDERR_TAIL_LINES:])
@@ -84,6 +85,13 @@ class Project:
     cache: Path = field(default=None)  # type: ignore[assignment]
     requirements: list[Path] = field(default_factory=list)
     python: str = ""  # the interpreter that runs Python snippets (the version matrix: a cell's)
+    # Take a run from the committed outputs (results/outputs/, pipeline/records/outputs.py) when
+    # it was made from exactly the same key; SNIPPETS_COMMITTED=0 turns it off (everything runs).
+    committed: bool = True
+
+    @property
+    def outputs(self) -> Path:
+        return self.root / "results" / OUTPUTS_DIR
 
     def __post_init__(self):
         self.python = self.python or sys.executable
@@ -275,7 +283,8 @@ def from_cache(snippet: Snippet, result: dict) -> Outcome:
     return Outcome(snippet, result["status"], result["stdout"], result["stderr"],
                    result["returncode"], result["seconds"], False, result["finished_at"],
                    result["device"], result["data_dir"],
-                   program_sha256=result.get("program_sha256", ""))
+                   program_sha256=result.get("program_sha256", ""),
+                   committed=bool(result.get("committed")))
 
 
 class Progress:
@@ -283,17 +292,18 @@ class Progress:
     ones are done and the time so far, as sphinx-gallery does: a first build runs for minutes,
     and its reader sees what is running.
 
-        snippets: 42 to run, 37 from the cache
+        snippets: 42 to run, 37 from the cache (30 of them from the committed outputs)
         snippets: [ 3/42] 0:21 running criteria/jax_backend/masking.py
         snippets: [ 3/42] 0:30 ok (9.8 s) criteria/jax_backend/masking.py
     """
 
-    def __init__(self, say: Callable[[str], None], total: int, cached: int):
+    def __init__(self, say: Callable[[str], None], total: int, cached: int, committed: int = 0):
         self.say, self.total, self.done = say, total, 0
         self.started = time.monotonic()
         self.lock = threading.Lock()  # starts are told from the pool's threads
         if total:
-            say(f"snippets: {total} to run, {cached} from the cache")
+            say(f"snippets: {total} to run, {cached} from the cache"
+                + (f" ({committed} of them from the committed outputs)" if committed else ""))
 
     def _line(self, what: str) -> str:
         seconds = int(time.monotonic() - self.started)
@@ -352,12 +362,13 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
     else:  # the version matrix's snippets run in other environments (pipeline/records/versions.py)
         snippets = [s for s in snippets if not s.matrix]
     device = device_mod.device_kind()
-    cache = Cache(project.cache)
+    committed = project.committed and os.environ.get("SNIPPETS_COMMITTED", "1") != "0"
+    cache = Cache(project.cache, project.outputs / "snippets" if committed else None)
     outcomes: dict[str, Outcome] = {}
     stale: list[tuple[Snippet, str]] = []
     for s in snippets:
         key = key_for(s, project.requirements, device)
-        cached = cache.load(key)
+        cached = cache.load(key, s.rel)
         if cached is not None:
             outcomes[s.rel] = from_cache(s, cached)
             done(outcomes[s.rel])
@@ -382,7 +393,8 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
         lead = [(s, k) for s, k in alone if only.index(s.rel) < first_shared]
         alone = [sk for sk in alone if sk not in lead]
 
-    told = Progress(progress, len(stale), len(outcomes)) if progress else None
+    told = Progress(progress, len(stale), len(outcomes),
+                    sum(o.committed for o in outcomes.values())) if progress else None
 
     reserved = {"seconds": reserve if lead and before_shared else 0.0}
 
@@ -469,6 +481,14 @@ def write_times(project: Project, outcomes: list[Outcome]) -> None:
     write_atomic(project.cache / "execution-times.json", json.dumps(rows, indent=1))
 
 
+def summary(outcomes: list[Outcome]) -> str:
+    """'snippets: 3 executed, 117 from cache (110 of them from the committed outputs)'."""
+    executed = sum(o.executed for o in outcomes)
+    committed = sum(o.committed for o in outcomes)
+    return (f"snippets: {executed} executed, {len(outcomes) - executed} from cache"
+            + (f" ({committed} of them from the committed outputs)" if committed else ""))
+
+
 def failures(outcomes: list[Outcome]) -> list[Outcome]:
     return [o for o in outcomes if o.status not in (*GOOD, NOT_RUN, SKIPPED)]
 
@@ -490,8 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     for o in outcomes:
         how = "ran" if o.executed else "cached"
         print(f"{o.status:9} {how:6} {o.seconds:7.1f}s  {o.snippet.rel}")
-    executed = sum(o.executed for o in outcomes)
-    print(f"snippets: {executed} executed, {len(outcomes) - executed} from cache")
+    print(summary(outcomes))
     bad = failures(outcomes)
     if bad:
         print(RunFailed(bad), file=sys.stderr)

@@ -20,7 +20,7 @@ import json, sys
 from pathlib import Path
 from pipeline.pages import static_render
 from pipeline.running import runner
-outcome, = runner.run_all(runner.Project(Path('.')), only=['c/version.c'])
+outcome, = runner.run_all(runner.Project(Path('.'), committed=False), only=['c/version.c'])
 svg = static_render.render({'dot': ['digraph "a to b" { a -> b }']})
 print(json.dumps({'status': outcome.status, 'problem': outcome.problem,
                   'stdout': outcome.stdout, 'rendered': bool(svg)}))

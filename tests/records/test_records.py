@@ -55,9 +55,9 @@ def test_a_record_is_the_cache_result_plus_source_hash_and_provenance(bench):
     assert folder == bench.root / "results" / "test-card" / "snippets" / "t" / "bench.py"
     record = json.loads((folder / "result.json").read_text())
     cached = json.loads((Path(_run(bench)["t/bench.py"].data_dir).parent / "result.json").read_text())
-    assert set(record) == set(cached) - {"key"} | {"source_hash", "provenance"}
+    assert set(record) == set(cached) | {"source_hash", "provenance"}
     for field in ("snippet", "status", "stdout", "stderr", "returncode", "seconds",
-                  "finished_at", "device", "data_files", "program", "program_sha256"):
+                  "finished_at", "device", "data_files", "program", "program_sha256", "key"):
         assert record[field] == cached[field], field
     assert record["provenance"] == PROVENANCE and record["stdout"] == "value 1\n"
     assert json.loads((folder / "data" / "demo.json").read_text()) == {"value": 1}

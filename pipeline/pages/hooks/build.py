@@ -220,12 +220,11 @@ def on_pre_build(config):
         _state["messages"] = {}
         _problem(str(e))
     _state["search"], _state["checked"] = messages.FileSearch(), {}
-    executed = sum(o.executed for o in outcomes)
     if _state["pending"]:
         log.info("snippets: %d running in the background, %d from the cache; pages fill in as "
                  "they end", len(_state["pending"]), len(outcomes) - len(_state["pending"]))
     else:
-        log.info("snippets: %d executed, %d from cache", executed, len(outcomes) - executed)
+        log.info("%s", runner.summary(outcomes))
     bad = runner.failures(outcomes)
     if bad:
         err = runner.RunFailed(bad)
