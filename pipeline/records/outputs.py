@@ -6,6 +6,9 @@ files it wrote, committed under results/outputs/ so that a fresh clone (CI, a wr
     results/outputs/snippets/<snippet>/result.json   the run cache's result.json, its `key` included,
                                                      with source_hash and provenance (a record)
     results/outputs/snippets/<snippet>/data/         the files it wrote
+    results/outputs/notebooks/<environment>/         the notebooks' executed pages, as
+                                                     mkdocs-jupyter caches them, and renders.json
+                                                     (pipeline/pages/hooks/notebook_outputs.py)
 
 A run is taken from here only for the very key it was made from (pipeline/running/cache.py,
 key_for: the snippet, its helpers, the program it runs as, the pinned requirements, Python, the
@@ -19,15 +22,18 @@ runs that succeeded or said "needs a GPU" are saved; a GPU's runs are records
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from pipeline.records import machine, store
 from pipeline.running import device as device_mod
-from pipeline.running.cache import Cache, key_for, OUTPUTS_DIR
+from pipeline.running.cache import Cache, environment_key, key_for, OUTPUTS_DIR
+from pipeline.running.files import write_atomic
 from pipeline.running.runner import NEEDS_GPU, OK, Project
 from pipeline.running.snippets import discover, SnippetError
 
@@ -102,16 +108,47 @@ def save(project: Project, say=print) -> list[str]:
     return missing
 
 
+def save_notebooks(project: Project, say=print) -> bool:
+    """Save the notebooks' executed pages that mkdocs-jupyter holds for this environment (after a
+    build it holds the current ones only: it removes the others) as
+    results/outputs/notebooks/<environment>/, replacing every older environment's. False when
+    it holds none (no build since the cache was emptied)."""
+    env = environment_key(project.requirements, device_mod.device_kind())
+    renders = sorted((project.cache / "mkdocs-jupyter" / env).glob("*.json"))
+    top = project.root / "results" / OUTPUTS_DIR / "notebooks"
+    if not renders:
+        say("notebooks: no executed page for this environment in the cache (build the site "
+            f"first); results/{OUTPUTS_DIR}/notebooks/ left as it is")
+        return False
+    top.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{env}.", dir=top))
+    try:
+        for path in renders:
+            shutil.copyfile(path, tmp / path.name)
+        write_atomic(tmp / "renders.json", json.dumps(
+            {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in renders}, indent=1) + "\n")
+        for old in [p for p in top.iterdir() if not p.name.startswith(".")]:
+            _remove(old, top)  # this environment's older renders, and other environments'
+        os.rename(tmp, top / env)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    say(f"results/{OUTPUTS_DIR}/notebooks/{env}/: {len(renders)} executed notebook page(s)")
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", default=".", help="the project folder")
     args = ap.parse_args(argv)
     try:
-        missing = save(Project(Path(args.root)))
+        project = Project(Path(args.root))
+        missing = save(project)
+        notebooks = save_notebooks(project)
     except (SnippetError, store.RecordError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    return 1 if missing else 0
+    return 1 if missing or not notebooks else 0
 
 
 if __name__ == "__main__":

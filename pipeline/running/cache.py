@@ -54,6 +54,18 @@ def key_for(snippet: Snippet, requirements: list[Path], device: str) -> str:
     return h.hexdigest()
 
 
+def environment_key(requirements: list[Path], device: str) -> str:
+    """What a run depends on besides its own files: Python, the device and the pinned
+    requirements (key_for's other parts). Names the notebooks' execution cache
+    (pipeline/pages/hooks/notebook_outputs.py), whose own key is the notebook alone."""
+    h = hashlib.sha256()
+    for label, data in [("format", CACHE_FORMAT.encode()), ("python", sys.version.split()[0].encode()),
+                        ("device", device.encode())] + [
+            ("requirements:" + r.name, r.read_bytes() if r.is_file() else b"") for r in requirements]:
+        h.update(label.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+    return h.hexdigest()[:16]
+
+
 def _intact(folder: Path, key: str, exact: bool = False) -> dict | None:
     """The result.json of a run's folder when it was made from `key` and the data files it lists
     are unchanged (`exact`: and there are no others); else None."""

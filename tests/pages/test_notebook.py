@@ -180,7 +180,9 @@ def site(tmp_path_factory):
         "docs_dir: docs\n"
         f"theme:\n  name: material\n  custom_dir: {REPO / 'overrides'}\n"
         f"hooks:\n  - {REPO / 'pipeline' / 'pages' / 'hooks' / 'offline_build.py'}\n"
-        f"  - {REPO / 'pipeline' / 'pages' / 'hooks' / 'notebooks_i18n.py'}\n  - {REPO / 'pipeline' / 'pages' / 'hooks' / 'prerender.py'}\n"
+        f"  - {REPO / 'pipeline' / 'pages' / 'hooks' / 'notebooks_i18n.py'}\n"
+        f"  - {REPO / 'pipeline' / 'pages' / 'hooks' / 'notebook_outputs.py'}\n"
+        f"  - {REPO / 'pipeline' / 'pages' / 'hooks' / 'prerender.py'}\n"
         "nav:\n  - Home: index.md\n  - RNN and LSTM (notebook): notebooks/rnn-lstm.ipynb\n"
         "  - Benchmarks: benchmarks.md\n")
     out = tmp_path_factory.mktemp("site")

@@ -156,3 +156,55 @@ def test_a_rotating_sample_of_the_committed_outputs_prints_the_same_here(tmp_pat
     for o in ran:
         assert o.executed and o.status == runner.OK, (o.snippet.rel, o.problem, o.stderr_tail())
         assert o.stdout == committed[o.snippet.rel]["stdout"], o.snippet.rel
+
+
+# --- the notebooks' executed pages ---------------------------------------------------------------
+
+def _notebook_hook():
+    from conftest import module_from
+    return module_from(REPO / "pipeline" / "pages" / "hooks" / "notebook_outputs.py")
+
+
+def test_a_committed_notebook_page_is_adopted_only_as_saved(tmp_path):
+    hook = _notebook_hook()
+    committed, cache = tmp_path / "committed", tmp_path / "cache"
+    committed.mkdir()
+    for name, text in (("a.json", '{"content": "a"}'), ("b.json", '{"content": "b"}'),
+                       ("c.json", '{"content": "c"}')):
+        (committed / name).write_text(text)
+    index = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in committed.iterdir()}
+    (committed / hook.INDEX).write_text(json.dumps(index))
+    (committed / "b.json").write_text('{"content": "edited by hand"}')
+    cache.mkdir()
+    (cache / "c.json").write_text('{"content": "this machine ran it"}')
+    assert hook.adopt(committed, cache) == ["a.json"]
+    assert (cache / "a.json").read_text() == '{"content": "a"}' and not (cache / "b.json").exists()
+    assert (cache / "c.json").read_text() == '{"content": "this machine ran it"}'
+
+
+def test_the_committed_notebook_pages_are_intact_one_environment_of_both_languages():
+    top = REPO / "results" / OUTPUTS_DIR / "notebooks"
+    hook = _notebook_hook()
+    (folder,) = [p for p in top.iterdir() if not p.name.startswith(".")]
+    saved = json.loads((folder / hook.INDEX).read_text())
+    assert len(saved) == 2  # English and Spanish
+    assert {p.name for p in folder.iterdir()} == set(saved) | {hook.INDEX}
+    for name, digest in saved.items():
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
+
+
+def test_saving_the_notebook_pages_keeps_this_environments_only(project):
+    p = runner.Project(project.root)
+    env = _notebook_hook().environment_key(p.requirements, "CPU")
+    cache = p.cache / "mkdocs-jupyter" / env
+    cache.mkdir(parents=True)
+    (cache / "k1.json").write_text('{"content": "en"}')
+    older = project.root / "results" / OUTPUTS_DIR / "notebooks" / "0ldenv"
+    older.mkdir(parents=True)
+    (older / "k0.json").write_text("{}")
+    assert outputs.save_notebooks(p, say=lambda line: None)
+    top = older.parent
+    assert sorted(x.name for x in top.iterdir()) == [env]
+    assert json.loads((top / env / "renders.json").read_text()) == {
+        "k1.json": hashlib.sha256(b'{"content": "en"}').hexdigest()}
+    assert _notebook_hook().adopt(top / env, project.root / "fresh") == ["k1.json"]
