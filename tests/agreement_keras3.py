@@ -1,7 +1,7 @@
 """Does snippets/cudnn_check.py agree with one Keras 3 backend's own choice of kernel?
 
-Run in its own process, because Keras reads KERAS_BACKEND once, when it is imported
-(tests/content/test_cudnn_check.py does this for each backend):
+Run as a program in a process of that backend, because Keras reads KERAS_BACKEND once, when it
+is imported (tests/content/test_cudnn_check.py runs it in each backend's process):
 
     KERAS_BACKEND=jax python tests/agreement_keras3.py --configs 500 --masks 60
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import zipfile
 
@@ -28,26 +27,74 @@ from torch import nn  # noqa: E402
 import cudnn_check  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tests"))
+import framework_batch  # noqa: E402  (tests/: one process per backend for the programs below)
 import keras3_witness  # noqa: E402  (tests/: Keras's own choice, below the checker's probe)
 
 CHECKER = REPO / "snippets" / "cudnn_check.py"
 AGREEMENT = REPO / "tests" / "agreement_keras3.py"
 
 
-def run_python(code_or_args, backend: str, timeout=600):
-    args = ["-c", code_or_args] if isinstance(code_or_args, str) else list(map(str, code_or_args))
-    return subprocess.run([sys.executable, "-W", "ignore", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=REPO,
-                          env={**os.environ, "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "3"})
+# ----------------------------------------------------------------- one process per backend
+# The programs below that need a fresh Keras (another backend, the command line as a reader runs
+# it) run in one process per backend (tests/framework_batch.py), all three at once: each
+# backend is imported once for all of them. A job whose check needs a fresh process (what it
+# imports, its start-up output on stderr) comes first in its process.
+JAX_AND_TORCH_CODE = (
+    "import sys; sys.path.insert(0, 'snippets'); import keras, cudnn_check\n"
+    "m = keras.Sequential([keras.Input((5, 3)), keras.layers.LSTM(4), keras.layers.Dense(1)])\n"
+    "f = cudnn_check.check_model(m) + cudnn_check.check_layer(keras.layers.GRU(4))\n"
+    "f += cudnn_check.check_mask([[True, False]])\n"
+    "print([x.criterion for x in f], 'tensorflow' in sys.modules)")
+TORCH_MODULE_CODE = (
+    "import sys; sys.path.insert(0, 'snippets'); import torch, cudnn_check\n"
+    "f = cudnn_check.check_module(torch.nn.LSTM(3, 4))\n"
+    "print([x.criterion for x in f], 'tensorflow' in sys.modules, 'keras' in sys.modules)")
+AGREEMENT_JOB = {"argv": [AGREEMENT, "--configs", 500, "--masks", 60], "cwd": REPO}
+
+
+@pytest.fixture(scope="module")
+def bad_inputs(tmp_path_factory):
+    """Files the command line must refuse in one line, by name."""
+    d = tmp_path_factory.mktemp("bad")
+    (d / "text.keras").write_text("hello")
+    (d / "old.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 64)
+    with zipfile.ZipFile(d / "other.keras", "w") as z:
+        z.writestr("readme.txt", "not a model")
+    return {"old.h5": [d / "old.h5"],  # first: the one that imports Keras, quietly or not
+            "missing": [d / "missing.keras"], "text": [d / "text.keras"],
+            "other": [d / "other.keras"], "usage": ["--nope", d / "x"], "directory": [d]}
+
+
+@pytest.fixture(scope="module")
+def runs(saved, bad_inputs):
+    """{backend: {job name: CompletedProcess}} for every program of this module that needs a
+    process of its own."""
+    cli_jobs = {f"cli {name}": {"argv": [CHECKER, *args]} for name, args in bad_inputs.items()}
+    cli_jobs.update({"cli bad.keras": {"argv": [CHECKER, saved / "bad.keras"]},
+                     "cli good.keras": {"argv": [CHECKER, saved / "good.keras"]}})
+    batches = {
+        "tensorflow": {**cli_jobs, "agreement": AGREEMENT_JOB,
+                       "eager rule": {"code": EAGER_RULE_CODE, "cwd": REPO,
+                                      "env": {"TF_USE_LEGACY_KERAS": "1"}}},
+        "jax": {"keras code": {"code": JAX_AND_TORCH_CODE, "cwd": REPO},
+                "cli gru.keras --json": {"argv": [CHECKER, saved / "gru.keras", "--json"]},
+                "agreement": AGREEMENT_JOB},
+        "torch": {"module code": {"code": TORCH_MODULE_CODE, "cwd": REPO},
+                  "keras code": {"code": JAX_AND_TORCH_CODE, "cwd": REPO},
+                  "agreement": AGREEMENT_JOB}}
+    waiting = {backend: framework_batch.run(list(jobs.values()), background=True, env={
+        "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "3"}) for backend, jobs in batches.items()}
+    return {backend: dict(zip(batches[backend], wait())) for backend, wait in waiting.items()}
 
 
 # ----------------------------------------------------------------- agreement, Keras 3 backends
 @pytest.mark.parametrize("backend", ["tensorflow", "jax", "torch"])
-def test_agrees_with_each_keras3_backend_own_decision(backend):
+def test_agrees_with_each_keras3_backend_own_decision(runs, backend):
     """500 generated layers and 60 masks per backend, each run through Keras's unchanged code
     with a GPU pretended in the framework (tests/agreement_keras3.py with tests/keras3_witness.py,
-    in a process of its own), against the checker's rules; and a planted wrong rule is caught."""
-    proc = run_python([AGREEMENT, "--configs", 500, "--masks", 60], backend)
+    in the backend's own process), against the checker's rules; and a planted wrong rule is
+    caught."""
+    proc = runs[backend]["agreement"]
     assert proc.stdout.strip(), proc.stderr[-3000:]
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert report["backend"] == backend
@@ -120,12 +167,17 @@ def test_tf_keras_verdict_is_what_its_graph_does(config):
     assert bool(_graph_cudnn_ops(layer)) == (reasons == []), (cfg, reasons)
 
 
-def test_tf_keras_eager_rule():
-    code = ("import os, sys; sys.path.insert(0, 'snippets'); os.environ['TF_USE_LEGACY_KERAS']='1'\n"
-            "import tensorflow as tf, cudnn_check\n"
-            "tf.compat.v1.disable_eager_execution()\n"
-            "print([f.criterion for f in cudnn_check.check_layer(tf.keras.layers.LSTM(3))])")
-    proc = run_python(code, "tensorflow")
+EAGER_RULE_CODE = (
+    "import os, sys; sys.path.insert(0, 'snippets'); os.environ['TF_USE_LEGACY_KERAS']='1'\n"
+    "import tensorflow as tf, cudnn_check\n"
+    "tf.compat.v1.disable_eager_execution()\n"
+    "print([f.criterion for f in cudnn_check.check_layer(tf.keras.layers.LSTM(3))])")
+
+
+def test_tf_keras_eager_rule(runs):
+    """tf-keras in graph mode (tf.compat.v1): the last job of the TensorFlow process, as graph
+    mode stays on once set."""
+    proc = runs["tensorflow"]["eager rule"]
     assert proc.stdout.strip().splitlines()[-1] == "['eager']", proc.stderr[-2000:]
 
 
@@ -255,22 +307,15 @@ def test_check_model_on_tf_keras_models():
     assert got == ["unroll", "unroll"]
 
 
-def test_jax_and_torch_backends_import_no_tensorflow():
+def test_jax_and_torch_backends_import_no_tensorflow(runs):
     """Checking a Keras 3 model on JAX or PyTorch never imports TensorFlow; a PyTorch module
-    needs neither TensorFlow nor Keras."""
-    code = ("import sys; sys.path.insert(0, 'snippets'); import keras, cudnn_check\n"
-            "m = keras.Sequential([keras.Input((5, 3)), keras.layers.LSTM(4), keras.layers.Dense(1)])\n"
-            "f = cudnn_check.check_model(m) + cudnn_check.check_layer(keras.layers.GRU(4))\n"
-            "f += cudnn_check.check_mask([[True, False]])\n"
-            "print([x.criterion for x in f], 'tensorflow' in sys.modules)")
-    jax = run_python(code, "jax").stdout.strip().splitlines()
-    assert jax[-1] == "['jax_gru', 'mask'] False", jax
-    torch_ = run_python(code, "torch").stdout.strip().splitlines()
+    needs neither TensorFlow nor Keras. (Each is the first job of its backend's process.)"""
+    jax = runs["jax"]["keras code"].stdout.strip().splitlines()
+    assert jax[-1] == "['jax_gru', 'mask'] False", (jax, runs["jax"]["keras code"].stderr[-2000:])
+    torch_ = runs["torch"]["keras code"].stdout.strip().splitlines()
     assert torch_[-1] == "['mask'] False", torch_
-    module = ("import sys; sys.path.insert(0, 'snippets'); import torch, cudnn_check\n"
-              "f = cudnn_check.check_module(torch.nn.LSTM(3, 4))\n"
-              "print([x.criterion for x in f], 'tensorflow' in sys.modules, 'keras' in sys.modules)")
-    assert run_python(module, "jax").stdout.strip().splitlines()[-1] == "['device'] False False"
+    module = runs["torch"]["module code"]
+    assert module.stdout.strip().splitlines()[-1] == "['device'] False False", module.stderr
 
 
 # ----------------------------------------------------------------- masks
@@ -347,19 +392,14 @@ def test_check_module_dtypes_and_flags():
 
 
 # ----------------------------------------------------------------------------- CLI
-def cli(*args, cwd=None, backend="tensorflow"):
-    return subprocess.run([sys.executable, str(CHECKER), *map(str, args)], capture_output=True,
-                          text=True, timeout=120, cwd=cwd,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "KERAS_BACKEND": backend})
-
-
-def test_checker_here_answers_as_the_command_line(saved):
+def test_checker_here_answers_as_the_command_line(saved, runs):
     """checker_here (the command line's main() in this process, which runs Keras on
     TensorFlow) is a faithful stand-in for the program run as a reader runs it: the same output
-    and exit status on the same saved model. The tests that need a fresh process (another
-    backend, bad input, the exit status of `python cudnn_check.py`) use `cli`."""
+    and exit status on the same saved model. The tests that need `python cudnn_check.py` itself
+    (another backend, bad input, its exit status) take it from `runs`: the script run as
+    __main__, in a process of its backend's own."""
     assert keras.backend.backend() == "tensorflow" and not cudnn_check._legacy_keras()
-    here, there = checker_here(saved / "bad.keras"), cli(saved / "bad.keras")
+    here, there = checker_here(saved / "bad.keras"), runs["tensorflow"]["cli bad.keras"]
     assert (here.returncode, here.stdout) == (there.returncode, there.stdout), (here, there)
     assert here.returncode == 1 and "recurrent_dropout" in here.stdout
 
@@ -389,17 +429,14 @@ def saved(tmp_path_factory):
     return d
 
 
-def test_cli_bad_input_one_line_exit_2(tmp_path):
-    assert_one_line_error(cli(tmp_path / "missing.keras"), "no such file")
-    (tmp_path / "text.keras").write_text("hello")
-    assert_one_line_error(cli(tmp_path / "text.keras"), "not a .keras archive")
-    (tmp_path / "old.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 64)
-    assert_one_line_error(cli(tmp_path / "old.h5"), "legacy HDF5")
-    with zipfile.ZipFile(tmp_path / "other.keras", "w") as z:
-        z.writestr("readme.txt", "not a model")
-    assert_one_line_error(cli(tmp_path / "other.keras"), "no config.json")
-    assert_one_line_error(cli("--nope", tmp_path / "x"), "usage error")
-    assert_one_line_error(cli(tmp_path), "directory")
+def test_cli_bad_input_one_line_exit_2(runs):
+    cli = runs["tensorflow"]
+    assert_one_line_error(cli["cli missing"], "no such file")
+    assert_one_line_error(cli["cli text"], "not a .keras archive")
+    assert_one_line_error(cli["cli old.h5"], "legacy HDF5")  # its process's first job
+    assert_one_line_error(cli["cli other"], "no config.json")
+    assert_one_line_error(cli["cli usage"], "usage error")
+    assert_one_line_error(cli["cli directory"], "directory")
 
 
 def test_cli_corrupt_archive(saved, tmp_path):
@@ -412,8 +449,8 @@ def test_cli_corrupt_archive(saved, tmp_path):
     assert_one_line_error(checker_here(broken), str(broken))
 
 
-def test_cli_reports_and_exit_codes(saved):
-    good = cli(saved / "good.keras")
+def test_cli_reports_and_exit_codes(saved, runs):
+    good = runs["tensorflow"]["cli good.keras"]
     assert good.returncode == 0 and "fast (LSTM): uses cuDNN on a GPU" in good.stdout, good
     assert "tensorflow backend" in good.stdout
     bad = checker_here(saved / "bad.keras", "--json")
@@ -444,10 +481,10 @@ def test_cli_names_a_layer_that_never_uses_cudnn(saved):
         "mixed/simple": False, "mixed/fast": True}
 
 
-def test_cli_follows_the_backend(saved):
+def test_cli_follows_the_backend(saved, runs):
     """The same saved GRU: eligible on TensorFlow, never on JAX."""
     assert checker_here(saved / "gru.keras").returncode == 0
-    jax = cli(saved / "gru.keras", "--json", backend="jax")
+    jax = runs["jax"]["cli gru.keras --json"]
     assert jax.returncode == 1, jax.stderr
     report = json.loads(jax.stdout)
     assert report["backend"] == "jax"
