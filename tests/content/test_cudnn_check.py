@@ -309,7 +309,8 @@ def test_check_model_on_tf_keras_models():
 
 def test_jax_and_torch_backends_import_no_tensorflow(runs):
     """Checking a Keras 3 model on JAX or PyTorch never imports TensorFlow; a PyTorch module
-    needs neither TensorFlow nor Keras. (Each is the first job of its backend's process.)"""
+    needs neither TensorFlow nor Keras. (They run first in their backend's process: on PyTorch
+    the module's check, then the model's.)"""
     jax = runs["jax"]["keras code"].stdout.strip().splitlines()
     assert jax[-1] == "['jax_gru', 'mask'] False", (jax, runs["jax"]["keras code"].stderr[-2000:])
     torch_ = runs["torch"]["keras code"].stdout.strip().splitlines()
