@@ -1,6 +1,6 @@
 """An independent judge for snippets/cudnn_check.py's check_model, on generated models.
 
-Run in its own process, one Keras per process (Keras reads KERAS_BACKEND once):
+Run as a program, one Keras 3 backend per process (Keras reads KERAS_BACKEND once):
 
     KERAS_BACKEND=jax python tests/judge_keras.py --models 40
     python tests/judge_keras.py --keras2 --models 30        # tf-keras (Keras 2)

@@ -1,18 +1,18 @@
 """snippets/cudnn_check.py's probe: check_model asks the library on the reader's model.
 
 The agreement runs tests/judge_keras.py, an independent judge, once per Keras 3 backend and once
-for tf-keras, all four processes at once (each imports its own Keras). The judge pretends a GPU
-in the framework (tf.config, jax.default_backend, torch.cuda) and watches the framework call that
-runs cuDNN (CudnnRNNV3, the rnn_fwd primitive, torch._VF.lstm/gru, tf-keras's gpu_lstm); the
-probe patches Keras's own functions instead. Each judge run also plants one wrong rule in the
-checker and must catch it (a mutation test). The rest checks what a
+for tf-keras, in one process per backend, all three at once (tests/framework_batch.py; the
+TensorFlow one runs Keras 3's judge, then tf-keras's, each a program of its own). The judge
+pretends a GPU in the framework (tf.config, jax.default_backend, torch.cuda) and watches the
+framework call that runs cuDNN (CudnnRNNV3, the rnn_fwd primitive, torch._VF.lstm/gru,
+tf-keras's gpu_lstm); the probe patches Keras's own functions instead. Each judge run also
+plants one wrong rule in the checker and must catch it (a mutation test). The rest checks what a
 reader sees: masks that depend on the padding, the one-line fallback, wrappers, PyTorch modules
 the old checker could not see, the dtype policy, and the command line under Keras 2."""
 from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -31,6 +31,7 @@ from torch import nn  # noqa: E402
 
 import cudnn_check  # noqa: E402
 from _pretend_gpu import pretend_gpu  # noqa: E402  (the criteria pages' helper, not the checker)
+import framework_batch  # noqa: E402  (tests/: one process per backend)
 import keras3_witness  # noqa: E402  (tests/: the judge's instrument)
 
 JUDGE = REPO / "tests" / "judge_keras.py"
@@ -46,20 +47,40 @@ OTHERS = {"tensorflow": 24, "jax": 12, "torch": 24, "tf_keras": 45}
 
 
 @pytest.fixture(scope="module")
-def judged():
-    """Start the four judges together; each answers with one JSON line."""
-    procs = {}
-    for name, args in RUNS.items():
-        env = {**os.environ, "KERAS_BACKEND": "tensorflow" if name == "tf_keras" else name,
-               "TF_CPP_MIN_LOG_LEVEL": "3"}
-        procs[name] = subprocess.Popen([sys.executable, "-W", "ignore", str(JUDGE),
-                                        *map(str, args), "--others", str(OTHERS[name])],
-                                       stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+def k2_files(tmp_path_factory):
+    """A tf-keras model saved as .keras and .h5, and two samples (one not numpy), for the
+    command line under Keras 2 (test_cli_loads_tf_keras_files_and_takes_a_sample)."""
+    d = tmp_path_factory.mktemp("k2")
+    m = tf_keras.Sequential([tf_keras.Input((5,), dtype="int32"),
+                             tf_keras.layers.Embedding(10, 3, mask_zero=True),
+                             tf_keras.layers.LSTM(3, name="enc")], name="k2")
+    for suffix in (".keras", ".h5"):
+        m.save(d / f"k2{suffix}")
+    np.savez(d / "post.npz", np.array([[1, 2, 3, 0, 0], [4, 5, 0, 0, 0]]))
+    (d / "bad.npz").write_text("not numpy")
+    return d
+
+
+@pytest.fixture(scope="module")
+def judged(k2_files):
+    """The judges, one process per backend, all three at once (tests/framework_batch.py): the
+    TensorFlow process judges Keras 3 and then tf-keras (each judge run as a program of its own,
+    TensorFlow imported once for both), and then runs the command line under Keras 2. Each
+    judge answers with one JSON line."""
+    def judge(name):
+        return {"argv": [JUDGE, *RUNS[name], "--others", OTHERS[name]], "cwd": REPO}
+    batches = {"tensorflow": {"tensorflow": judge("tensorflow"), "tf_keras": judge("tf_keras"),
+                              "cli_keras2": {"code": CLI_KERAS2, "cwd": k2_files,
+                                             "env": {"TF_USE_LEGACY_KERAS": "1"}}},
+               "jax": {"jax": judge("jax")}, "torch": {"torch": judge("torch")}}
+    waiting = {backend: framework_batch.run(list(jobs.values()), background=True, env={
+        "KERAS_BACKEND": backend, "TF_CPP_MIN_LOG_LEVEL": "3",
+        "PYTHONPATH": str(REPO / "snippets")}) for backend, jobs in batches.items()}
     out = {}
-    for name, proc in procs.items():
-        stdout, stderr = proc.communicate(timeout=600)
-        out[name] = (proc.returncode, stdout, stderr)
+    for backend, wait in waiting.items():
+        for name, proc in zip(batches[backend], wait()):
+            out[name] = proc if name == "cli_keras2" else (proc.returncode, proc.stdout,
+                                                          proc.stderr)
     return out
 
 
@@ -253,28 +274,22 @@ def _identity(x: torch.Tensor) -> torch.Tensor:
 
 
 # ----------------------------------------------------------------- command line, Keras 2
-def test_cli_loads_tf_keras_files_and_takes_a_sample(tmp_path):
-    m = tf_keras.Sequential([tf_keras.Input((5,), dtype="int32"),
-                             tf_keras.layers.Embedding(10, 3, mask_zero=True),
-                             tf_keras.layers.LSTM(3, name="enc")], name="k2")
-    for suffix in (".keras", ".h5"):
-        m.save(tmp_path / f"k2{suffix}")
-    np.savez(tmp_path / "post.npz", np.array([[1, 2, 3, 0, 0], [4, 5, 0, 0, 0]]))
-    (tmp_path / "bad.npz").write_text("not numpy")
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "TF_USE_LEGACY_KERAS": "1"}
-    code = ("import sys, runpy; sys.argv = ['cudnn_check.py'] + sys.argv[1:]\n"
-            "import cudnn_check\n"
-            "runs = [['k2.keras', '--json'], ['k2.h5', '--sample', 'post.npz', '--json'],"
-            " ['k2.h5', '--sample', 'bad.npz']]\n"
-            "import io, contextlib, json\n"
-            "for args in runs:\n"
-            "    out, err = io.StringIO(), io.StringIO()\n"
-            "    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
-            "        rc = cudnn_check.main(args)\n"
-            "    print(json.dumps([rc, out.getvalue(), err.getvalue()]))\n")
-    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True,
-                          text=True, timeout=300, cwd=tmp_path,
-                          env={**env, "PYTHONPATH": str(REPO / "snippets")})
+CLI_KERAS2 = (  # run with TF_USE_LEGACY_KERAS=1, in the folder of k2_files
+    "import io, contextlib, json\n"
+    "import cudnn_check\n"
+    "runs = [['k2.keras', '--json'], ['k2.h5', '--sample', 'post.npz', '--json'],"
+    " ['k2.h5', '--sample', 'bad.npz']]\n"
+    "for args in runs:\n"
+    "    out, err = io.StringIO(), io.StringIO()\n"
+    "    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+    "        rc = cudnn_check.main(args)\n"
+    "    print(json.dumps([rc, out.getvalue(), err.getvalue()]))\n")
+
+
+def test_cli_loads_tf_keras_files_and_takes_a_sample(judged):
+    """Under TF_USE_LEGACY_KERAS=1 the command line loads tf-keras's .keras and .h5 files and
+    reads a sample (the last job of the TensorFlow judges' process)."""
+    proc = judged["cli_keras2"]
     lines = [json.loads(line) for line in proc.stdout.strip().splitlines()[-3:]]
     assert len(lines) == 3, proc.stderr[-3000:]
     (rc1, out1, _), (rc2, out2, _), (rc3, _, err3) = lines
