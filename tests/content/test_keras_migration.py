@@ -6,11 +6,14 @@ raises, and each member the table says one package lacks is missing there. The r
 program's outcomes are checked against the file it saved and the layer that reads it."""
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import json
+import logging
 import os
-import subprocess
-import sys
+import runpy
+import warnings
 from pathlib import Path
 
 import h5py
@@ -122,11 +125,23 @@ def test_the_table_draws_every_difference(answer, lang):
 
 @pytest.fixture(scope="module")
 def round_trip(tmp_path_factory):
+    """The round-trip program run in its own folder, in this process: it imports the Keras 3
+    and tf-keras this module has imported already (a process of its own imported both, and
+    TensorFlow, again). Its warning filter and log levels are put back afterwards."""
     folder = tmp_path_factory.mktemp("round_trip")
-    proc = subprocess.run([sys.executable, str(ROOT / "snippets/legacy/keras2_keras3_files.py")],
-                          cwd=folder, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = dict(line.strip().split(": ", 1) for line in proc.stdout.splitlines() if ": " in line)
+    loggers = {name: logging.getLogger(name).level for name in ("tensorflow", "absl")}
+    out, cwd = io.StringIO(), os.getcwd()
+    try:
+        os.chdir(folder)
+        with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+            runpy.run_path(str(ROOT / "snippets/legacy/keras2_keras3_files.py"),
+                           run_name="__main__")
+    finally:
+        os.chdir(cwd)
+        for name, level in loggers.items():
+            logging.getLogger(name).setLevel(level)
+    lines = dict(line.strip().split(": ", 1) for line in out.getvalue().splitlines()
+                 if ": " in line)
     return folder, lines
 
 
