@@ -16,15 +16,18 @@ so that the GPU tests' probes are known to look at the right thing.
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
-import os
-import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from pipeline.running import device
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import framework_batch  # noqa: E402  (tests/: several programs, one framework import)
 
 ON_GPU = device.has_gpu()
 
@@ -145,7 +148,7 @@ def test_pytorch_probe_on_the_cpu_sees_the_rnn_op_and_no_cudnn(case):
     assert TORCH_OP.get(case, "aten::lstm") in ops and CUDNN_OP not in ops, sorted(ops)
 
 
-# --- Keras 3 and tf-keras: each in its own process, with its backend set ------------------------
+# --- Keras 3 and tf-keras: each a program with its backend set (tests/framework_batch.py) ---
 
 KERAS_TORCH = """
 import json, torch, keras
@@ -224,14 +227,28 @@ PROBES = {  # name: (script, modules it needs, framework, environment)
 }
 
 
+# Keras 3 on TensorFlow and tf-keras share one process: TensorFlow imported once for both.
+TENSORFLOW_PROBES = ("keras-tensorflow", "tf-keras")
+
+
+@functools.lru_cache(maxsize=None)
+def _run_probes(names: tuple) -> dict:
+    """Each probe a program of its own, all of `names` in one process (tests/framework_batch.py),
+    each with its own environment."""
+    runs = framework_batch.run([{"code": PROBES[n][0], "env": PROBES[n][3]} for n in names],
+                               timeout=600, env={"TF_CPP_MIN_LOG_LEVEL": "2",
+                                                 "TF_FORCE_GPU_ALLOW_GROWTH": "true",
+                                                 "XLA_PYTHON_CLIENT_PREALLOCATE": "false"})
+    return dict(zip(names, runs))
+
+
 def probe(name: str) -> dict:
     script, modules, framework, env = PROBES[name]
     for module in modules:
         need(module, framework)
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2",
-                                            "TF_FORCE_GPU_ALLOW_GROWTH": "true",
-                                            "XLA_PYTHON_CLIENT_PREALLOCATE": "false", **env})
+    together = name in TENSORFLOW_PROBES and all(
+        importlib.util.find_spec(m) for n in TENSORFLOW_PROBES for m in PROBES[n][1])
+    proc = _run_probes(TENSORFLOW_PROBES if together else (name,))[name]
     assert proc.returncode == 0, f"{name} probe failed:\n{proc.stderr[-3000:]}"
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     if ON_GPU:
