@@ -1,5 +1,5 @@
 // Loads a search worker file as the browser does (Material's, or the site's with lunr's fix) and
-// asks its lunr about token sets. Used by tests/test_search.py.
+// asks its lunr about token sets, or asks it queries. Run by tests/search_node.py.
 //
 //   node tests/search_worker.js WORKER keys
 //     The merge keys lunr gives two different nodes: {"1": node 1535} and {"1": node 15,
@@ -9,10 +9,10 @@
 //     each node numbering offset from FIRST to LAST builds lunr's token set from the indexed
 //     terms and compares the words it holds with the terms. Prints {"terms": N, "offsets": [...
 //     {"offset", "extra": [...], "missing": [...]} for each offset where they differ]}.
-//   node tests/search_worker.js WORKER search INDEX QUERY...
-//     Indexes the documents of INDEX as the worker does and asks it each QUERY as the search box
-//     does. Prints [[{"location", "score", "text"} for each result of a page] for each page] for
-//     each query.
+//   node tests/search_worker.js WORKER serve INDEX
+//     Indexes the documents of INDEX as the worker does, once, then reads a JSON list of queries
+//     per line of stdin and asks the worker each as the search box does. Writes a line per list:
+//     [[{"location", "score", "text"} for each result of a page] for each page] for each query.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -69,21 +69,29 @@ async function main() {
     }
     return { terms: terms.length, offsets };
   }
-  if (command === "search") {
-    const [indexFile, ...queries] = args;
+  if (command === "serve") {
+    const [indexFile] = args;
     const index = JSON.parse(fs.readFileSync(indexFile, "utf8"));
     await handler({ data: { type: 0, data: { config: index.config, docs: index.docs,
                                              options: { suggest: true } } } });
-    const answers = [];
-    for (const query of queries) {
-      await handler({ data: { type: 2, data: query } });
-      answers.push(reply.data.items.map((page) => page.map((item) => (
-        { location: item.location, score: item.score, text: item.text }))));
+    if (!reply || reply.type !== 1) throw new Error(`the worker did not get ready: ${JSON.stringify(reply)}`);
+    // the index is built once; each line asked after it costs only its queries. Stdout carries
+    // only the answers: what the worker logs goes to stderr.
+    console.log = console.info = console.warn;
+    const lines = require("readline").createInterface({ input: process.stdin });
+    for await (const line of lines) {
+      const answers = [];
+      for (const query of JSON.parse(line)) {
+        await handler({ data: { type: 2, data: query } });
+        answers.push(reply.data.items.map((page) => page.map((item) => (
+          { location: item.location, score: item.score, text: item.text }))));
+      }
+      process.stdout.write(`${JSON.stringify(answers)}\n`);
     }
-    return answers;
+    return null;
   }
   throw new Error(`unknown command ${command}`);
 }
 
-main().then((result) => process.stdout.write(JSON.stringify(result)),
+main().then((result) => result !== null && process.stdout.write(JSON.stringify(result)),
             (error) => { process.stderr.write(`${error.stack}\n`); process.exit(1); });

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,6 +18,7 @@ import pytest
 import yaml
 
 from conftest import REPO
+from search_node import ask
 
 sys.path.insert(0, str(REPO))
 from pipeline.claims import kernel_messages as km  # noqa: E402
@@ -209,13 +209,9 @@ def _pasted(message: str) -> str:
 
 
 def test_pasting_each_message_finds_its_row_in_both_languages(site_root, data):
-    """One batched run of the site's own search worker in Node per language: each message,
+    """One batch per language through the site's own search worker in Node (tests/search_node.py): each message,
     pasted, lists the messages page among the first three pages, that page's first result is
     a row, and the message's own row is among its first three."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("needs Node.js (`make test` installs it)")
-    (worker,) = (site_root / "assets" / "javascripts" / "workers").glob("search.lunr-fix.*.min.js")
     rows = data["rows"]
     queries = [_pasted(r["message"]) for r in rows]
     # a kernel's check that repeats the words of a Python one (PyTorch's `Expected hidden size `)
@@ -224,12 +220,7 @@ def test_pasting_each_message_finds_its_row_in_both_languages(site_root, data):
     python_texts = {mid: m.text for mid, m in lm.extract_all().items()}
     failed = []
     for lang, prefix in (("en", ""), ("es", "es/")):
-        index = site_root / "search" / f"search_index.{lang}.json"
-        proc = subprocess.run([node, str(REPO / "tests" / "search_worker.js"), str(worker),
-                               "search", str(index), *queries],
-                              capture_output=True, text=True, timeout=600)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        answers = json.loads(proc.stdout)
+        answers = ask(site_root, lang, queries)
         page = f"{prefix}troubleshooting/messages/"
         for row, query, pages in zip(rows, queries, answers):
             rid = km.row_id(row["library"], row["message"])

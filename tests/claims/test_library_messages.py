@@ -9,7 +9,6 @@ and no reason fails, and so does a row no library holds any more."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from search_node import ask
 
 sys.path.insert(0, str(REPO))
 from pipeline.claims import library_messages as lm  # noqa: E402
@@ -247,24 +247,16 @@ def _pasted(msg: lm.Message) -> str:
 
 
 def test_pasting_each_message_finds_its_row_in_both_languages(site_root, found, data):
-    """One batched run of the site's own search worker in Node (no browser) per language: each
+    """One batch per language through the site's own search worker in Node (no browser,
+    tests/search_node.py): each
     message pasted (its placeholders filled) lists the messages page among the first three
     pages, that page's first result is a row, not the page's top, and the message's own row is
     among its first three (rows of Keras 3 and tf-keras can hold the same words)."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("needs Node.js (`make test` installs it)")
-    (worker,) = (site_root / "assets" / "javascripts" / "workers").glob("search.lunr-fix.*.min.js")
     rows = [m for mid, m in found.items() if "left_out" not in data[mid]]
     queries = [_pasted(m) for m in rows]
     failed = []
     for lang, prefix in (("en", ""), ("es", "es/")):
-        index = site_root / "search" / f"search_index.{lang}.json"
-        proc = subprocess.run([node, str(REPO / "tests" / "search_worker.js"), str(worker),
-                               "search", str(index), *queries],
-                              capture_output=True, text=True, timeout=600)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        answers = json.loads(proc.stdout)
+        answers = ask(site_root, lang, queries)
         page = f"{prefix}troubleshooting/messages/"
         for msg, query, pages in zip(rows, queries, answers):
             ours = [p for p in pages[:3] if p and p[0]["location"].split("#")[0] == page]
