@@ -11,14 +11,12 @@ among the first three results; a page opened from a result fails when its text, 
 button copies, is not what it is without the search terms.
 
 The cause of the worker errors (lunr's token set, pipeline/pages/hooks/search_worker_fixes.js) is also tested
-directly in Node, on the worker file the site serves.
+directly in Node, on the worker file the site serves (tests/search_node.py runs it there).
 """
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -30,15 +28,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from built_pages import opened
-from browsing import LANGS, index_requests, path_of, search
+from browsing import LANGS, RESULTS, index_requests, path_of, search
 from chromium import START_WORKER, report
-from conftest import REPO
-
-
-NODE = shutil.which("node")
-
-
-HARNESS = REPO / "tests" / "search_worker.js"
 
 
 QUOTED_IN_HEADING = re.compile(r'"([^"\n]{12,})"')
@@ -165,29 +156,6 @@ def workers(browser, server):
         context.close()
 
 
-def node_json(*args: str) -> dict:
-    proc = subprocess.run([NODE, str(HARNESS), *args], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
-
-
-def served_worker(site_root: Path) -> Path:
-    found = sorted((site_root / "assets" / "javascripts" / "workers").glob("search.lunr-fix.*.min.js"))
-    assert len(found) == 1, found
-    return found[0]
-
-
-def materials_worker() -> Path:
-    import material
-    found = sorted((Path(material.__file__).parent / "templates" / "assets" / "javascripts" /
-                    "workers").glob("search.*.min.js"))
-    assert len(found) == 1, found
-    return found[0]
-
-
-needs_node = pytest.mark.skipif(NODE is None, reason="needs Node.js (`make test` installs it)")
-
-
 # Lines readers paste that look like lunr's or Material's query syntax: each used to fail or
 # find nothing (pipeline/pages/hooks/search_worker_prelude.js, pipeline/pages/hooks/search_worker_fixes.js).
 SYNTAX_IN_LOGS = ['For more information, run with TORCH_LOGS="+dynamic".', "~/.keras/keras.json",
@@ -228,18 +196,59 @@ def runs_of_characters(texts: list[str]):
 # others folded under "N more on this page"): each page's path, the address of its first excerpt
 # (the first result that shows text of its section, not the page's title alone), and the height of
 # its tallest result, every folded one opened, against the height of the screen.
-LISTED = """() => [...document.querySelectorAll(".md-search-result__list > li.md-search-result__item")]
-  .map((li) => {
+LISTED = """() => {
+  const items = [...document.querySelectorAll(".md-search-result__list > li.md-search-result__item")];
+  const found = items.map((li) => {
     const shown = [...li.querySelectorAll(":scope > a")];
     const excerpt = shown.find((a) => [...a.querySelector("article").childNodes].some((n) =>
       !(n.nodeType === 1 && n.matches("h1, h2, .md-search-result__icon")) && n.textContent.trim()));
-    li.querySelectorAll("details").forEach((d) => { d.open = true; });
-    return { page: new URL(shown[0].href).pathname,
-             excerpt: excerpt ? excerpt.href : null,
-             tallest: Math.max(...[...li.querySelectorAll("article")].map(
-               (a) => a.getBoundingClientRect().height)),
-             screen: window.innerHeight };
-  })"""
+    return { page: new URL(shown[0].href).pathname, excerpt: excerpt ? excerpt.href : null };
+  });
+  // every folded result opened first, then all measured: one layout, not one per page
+  items.forEach((li) => li.querySelectorAll("details").forEach((d) => { d.open = true; }));
+  return found.map((f, i) => ({ ...f,
+    tallest: Math.max(...[...items[i].querySelectorAll("article")].map(
+      (a) => a.getBoundingClientRect().height)),
+    screen: window.innerHeight }));
+}"""
+
+
+# Each query pasted into the search box, as browsing.search does it (the box emptied and its
+# results gone first, so that no result is a previous query's; a second key where none came in
+# 15 s), in one call for all of them: the box's value set and a key sent, which is what Material
+# reads (its keyup handler takes the box's value), where Playwright's fill, key press and wait
+# were a round trip each. For each query: the result links, what the page showed when none came,
+# LISTED, and whether a second key was needed.
+PASTE_ALL = """async ([queries, results]) => {
+  const listed = """ + LISTED + """;
+  const box = document.querySelector("input.md-search__input");
+  const count = () => document.querySelectorAll(results).length;
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const type = (value) => { box.value = value;
+    box.dispatchEvent(new KeyboardEvent("keyup", { key: "End", bubbles: true })); };
+  const until = async (done) => { const start = performance.now();
+    while (!done()) { if (performance.now() - start > 15000) return false; await frame(); }
+    return true; };
+  const out = [];
+  for (const query of queries) {
+    type("");
+    if (!await until(() => count() === 0)) throw new Error("the results stay after emptying the box");
+    let found = false, again = false;
+    for (const attempt of [1, 2]) {
+      type(query);
+      if ((found = await until(() => count() > 0))) break;
+      again = true;
+    }
+    const why = found ? "" : `no result (${JSON.stringify({ value: box.value,
+      meta: document.querySelector(".md-search-result__meta")?.textContent,
+      listHidden: document.querySelector(".md-search-result__list")?.hidden,
+      searchOpen: document.getElementById("__search")?.checked,
+      focus: document.activeElement?.className })})`;
+    out.push({ hrefs: [...document.querySelectorAll(results)].map((a) => a.getAttribute("href")),
+               why, pages: found ? listed() : [], again });
+  }
+  return out;
+}"""
 
 
 @dataclass
@@ -254,8 +263,9 @@ PHONE = {"width": 390, "height": 844}
 
 @pytest.fixture(scope="module")
 def pasted(browser, server, site_root):
-    """Each quoted message pasted whole into the search box of the home page of each language,
-    on a phone's screen (390 px), once for the module: {lang: {message: Pasted}}."""
+    """Each quoted message, and each GPU question (GPU_QUESTIONS), pasted whole into the search
+    box of the home page of each language, on a phone's screen (390 px), in one page per
+    language for the module: {lang: {query: Pasted}}."""
     if isinstance(browser, str):
         pytest.fail(browser, pytrace=False)
     found = {}
@@ -264,10 +274,14 @@ def pasted(browser, server, site_root):
         page = context.new_page()
         page.goto(server + path_of(lang, ""))
         page.locator("label.md-header__button[for='__search']").click()
-        found[lang] = {}
-        for q in dict.fromkeys(quote.text for quote in site_text(site_root, lang)["quotes"]):
-            hrefs, why = search(page, q)
-            found[lang][q] = Pasted(hrefs, why, page.evaluate(LISTED) if hrefs else [])
+        queries = list(dict.fromkeys([quote.text for quote in site_text(site_root, lang)["quotes"]]
+                                     + [question for question, _ in GPU_QUESTIONS[lang]]))
+        answers = page.evaluate(PASTE_ALL, [queries, RESULTS])
+        found[lang] = {q: Pasted([urlsplit(h) for h in a["hrefs"]], a["why"], a["pages"])
+                       for q, a in zip(queries, answers)}
+        for q, a in zip(queries, answers):
+            if a["again"]:
+                warnings.warn(f"search {q!r}: no result in 15 s, a key pressed again")
         context.close()
     return found
 

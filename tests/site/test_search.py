@@ -12,7 +12,7 @@ import pytest
 
 from browsing import LANGS, index_requests, path_of
 from chromium import report
-from searching import LANDING, WORD_CHAR, copied_text, pasted, site_text
+from searching import GPU_QUESTIONS, LANDING, WORD_CHAR, copied_text, pasted, site_text
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -75,8 +75,8 @@ def test_the_first_result_of_a_pasted_message_reads_and_copies_as_without_the_se
     only where a word starts with a term of three characters or more, the search index is not
     downloaded, and the copy button of a code block copies what it copies without `?h=`."""
     firsts = {}
-    for message, found in pasted[lang].items():
-        hrefs, why = found.hrefs, found.why
+    for message in dict.fromkeys(q.text for q in site_text(site_root, lang)["quotes"]):
+        hrefs, why = pasted[lang][message].hrefs, pasted[lang][message].why
         assert hrefs, f"{message!r}: {why}"
         firsts.setdefault(hrefs[0].path, set()).update(
             parse_qs(hrefs[0].query).get("h", [""])[0].split())
@@ -110,4 +110,20 @@ def test_the_first_result_of_a_pasted_message_reads_and_copies_as_without_the_se
         if index_requests(landed):
             problems.append(f"{path}: the page downloaded the search index: {index_requests(landed)}")
         problems += landed.problems + plain.problems
+    assert not problems, report(lang, problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_gpu_question_lands_on_its_answer_unfolded_in_the_first_three(pasted, lang):
+    """A question about what a GPU run showed, typed on a phone: the section that answers it is
+    the first excerpt of a page among the first three listed (not folded under "more on this
+    page"), and that section states the run's figures in its prose, in the page's language.
+    (Asked in the page that pastes the messages: `pasted`.)"""
+    problems = []
+    for question, answers in GPU_QUESTIONS[lang]:
+        listed = pasted[lang][question].pages
+        firsts = [urlsplit(p["excerpt"]) for p in listed[:3] if p["excerpt"]]
+        if not any(f"{u.path}#{u.fragment}" in answers for u in firsts):
+            problems.append(f"{question!r}: first excerpts {[u.geturl() for u in firsts]}, "
+                            f"not {sorted(answers)} {pasted[lang][question].why}")
     assert not problems, report(lang, problems)

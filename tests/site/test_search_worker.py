@@ -1,21 +1,19 @@
 """The site's search worker (Material's, with the fixes to lunr of
 pipeline/pages/hooks/search_worker_fixes.js), asked directly: no query fails, whether
 typed key by key, pasted whole, or a random run of the pages' words; the cause of the
-old failures, in Node; a GPU question lands on its answer.
-(Shared helpers: tests/site/searching.py.)"""
+old failures, in Node. (A GPU question landing on its answer is asked in the search box with
+the pasted messages: tests/site/test_search.py.)
+(Shared helpers: tests/site/searching.py, tests/search_node.py.)"""
 from __future__ import annotations
-
-from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from browsing import LANGS, path_of, search
-from chromium import report
-from searching import (GPU_QUESTIONS, LISTED, PHONE, SYNTAX_CHARACTERS, SYNTAX_IN_LOGS,
-                       materials_worker, needs_node, node_json, runs_of_characters, runs_of_words,
-                       served_worker, site_text, typed, workers)
+from browsing import LANGS
+from search_node import materials_worker, needs_node, node_json, served_worker
+from searching import (SYNTAX_CHARACTERS, SYNTAX_IN_LOGS, runs_of_characters, runs_of_words,
+                       site_text, typed, workers)
 
 
 @needs_node
@@ -89,26 +87,3 @@ def test_random_runs_of_prose_and_code_never_fail(site_root, workers, lang, data
     worker = workers[lang]
     failed = worker.failures([query, query[: max(1, len(query) // 2)]])
     assert not failed, worker.explain(failed)
-
-
-@pytest.mark.parametrize("lang", LANGS)
-def test_a_gpu_question_lands_on_its_answer_unfolded_in_the_first_three(browser, server, lang):
-    """A question about what a GPU run showed, typed on a phone: the section that answers it is
-    the first excerpt of a page among the first three listed (not folded under "more on this
-    page"), and that section states the run's figures in its prose, in the page's language."""
-    context = browser.new_context(service_workers="block", viewport=PHONE)
-    try:
-        page = context.new_page()
-        page.goto(server + path_of(lang, ""))
-        page.locator("label.md-header__button[for='__search']").click()
-        problems = []
-        for question, answers in GPU_QUESTIONS[lang]:
-            hrefs, why = search(page, question)
-            listed = page.evaluate(LISTED) if hrefs else []
-            firsts = [urlsplit(p["excerpt"]) for p in listed[:3] if p["excerpt"]]
-            if not any(f"{u.path}#{u.fragment}" in answers for u in firsts):
-                problems.append(f"{question!r}: first excerpts {[u.geturl() for u in firsts]}, "
-                                f"not {sorted(answers)} {why}")
-    finally:
-        context.close()
-    assert not problems, report(lang, problems)
