@@ -20,16 +20,15 @@ import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from urllib.parse import parse_qs, quote_plus, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from built_pages import opened
-from browsing import LANGS, RESULTS, index_requests, path_of, search
-from chromium import START_WORKER, report
+from browsing import LANGS, RESULTS, path_of
+from chromium import START_WORKER
 
 
 QUOTED_IN_HEADING = re.compile(r'"([^"\n]{12,})"')
