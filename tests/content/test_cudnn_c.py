@@ -676,9 +676,11 @@ def test_the_gru_equations_quote_the_installed_pytorch_and_keras():
     """The GRU section's table and quotes, in both languages: each Keras cell is a line of the
     installed Keras's GRUCell, PyTorch's new-state formula is its nn.GRU docstring's, and what the
     page quotes of Keras's cuDNN path and docstring is in the installed Keras."""
-    import keras
+    import importlib.util
     import torch
-    src = Path(keras.__file__).parent / "src"
+    # The installed Keras's files, found without importing it (which would import TensorFlow,
+    # its default backend: some 6 CPU seconds).
+    src = Path(importlib.util.find_spec("keras").origin).parent / "src"
     cell = (src / "layers" / "rnn" / "gru.py").read_text()
     tf_rnn = (src / "backend" / "tensorflow" / "rnn.py").read_text()
     code = re.compile(r"`([^`]+)`")
@@ -700,7 +702,7 @@ def test_the_gru_equations_quote_the_installed_pytorch_and_keras():
         assert f"`{reset_before}`" in prose
     assert tables[0] == tables[1], "both languages give the same equations"
     for line in (line for gate in tables[0]["Keras"] for line in gate):
-        assert line in cell, f"not in Keras {keras.__version__}'s gru.py: {line}"
+        assert line in cell, f"not in Keras {md.version('keras')}'s gru.py: {line}"
     assert "canonical format is [z, r, h], whereas cuDNN is [r, z, h]" in tf_rnn
     assert ("recurrent_h = ops.matmul(\n                    r * h_tm1_h, "
             "self.recurrent_kernel[:, self.units * 2 :]") in cell  # reset_after=False
