@@ -147,10 +147,12 @@ class Tab:
 
 @pytest.fixture
 def open_tab(browser, request):
-    """open_tab(path, viewport=..., clipboard=False) -> Tab: a new context, the page loaded."""
+    """open_tab(path, viewport=..., clipboard=False, init_script=None) -> Tab: a new context, the
+    page loaded (init_script, if given, runs in it before the page's own scripts)."""
     contexts = []
 
-    def open_(path: str, *, viewport=DESKTOP, clipboard=False, wait="load", **options) -> Tab:
+    def open_(path: str, *, viewport=DESKTOP, clipboard=False, wait="load", init_script=None,
+              **options) -> Tab:
         if isinstance(browser, str):
             pytest.fail(browser, pytrace=False)
         origin = request.getfixturevalue("server")
@@ -160,6 +162,8 @@ def open_tab(browser, request):
         context.set_default_timeout(15_000)
         if clipboard:
             context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+        if init_script:
+            context.add_init_script(init_script)
         tab = Tab(context, origin)
         tab.goto(path, wait)
         return tab
@@ -167,6 +171,37 @@ def open_tab(browser, request):
     yield open_
     for context in contexts:
         context.close()
+
+
+# One context per kind of visit (tests/site/visits.py), kept for the whole session and used by
+# one page after another: a context costs Chromium a profile of its own, and the pages of a kind
+# share its settings. What a page stores (Material keeps the palette chosen in localStorage) is
+# cleared when its visit ends (clear_storage), so that the next page starts as a new reader's.
+_CONTEXTS: dict[tuple[int, str], object] = {}
+
+
+def reused_context(browser, origin: str, kind: str, *, init_scripts=(), clipboard=False,
+                   viewport=DESKTOP, **options):
+    """The session's context of this kind, made at its first use."""
+    key = (id(browser), kind)
+    if key not in _CONTEXTS:
+        context = browser.new_context(viewport=viewport, color_scheme="light", locale="en-US",
+                                      service_workers="block", **options)
+        context.set_default_timeout(15_000)
+        if clipboard:
+            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+        for script in init_scripts:
+            context.add_init_script(script)
+        _CONTEXTS[key] = context
+    return _CONTEXTS[key]
+
+
+def clear_storage(page) -> None:
+    """What the page's origin stored in the reused context, gone (the page stays open)."""
+    try:
+        page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+    except Exception:  # a page that crashed or never loaded stored nothing to clear
+        pass
 
 
 def report(path: str, problems: list[str]) -> str:

@@ -1,17 +1,18 @@
 """Every page in a real browser: it loads cleanly, fits a phone, its language selector lands on
 its twin, old addresses land on their answer, and what Material's script changes as it
 starts was already so in the page.
-(Shared pages and helpers: tests/site/browsing.py.)"""
+(Shared pages and helpers: tests/site/browsing.py. Each page is opened once per viewport for
+the checks of every module that reads it, here the phone's and the landing pages' desktop
+visits: tests/site/visits.py.)"""
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from browsing import (ARTIFACTS, LANGS, PAGES, PAGE_IDS, PHONE, WATCH_SWITCHING,
-                      changes_while_loading, html_writes, path_of, sitemap_paths, twin_lang)
+from browsing import LANGS, PAGES, PAGE_IDS, PHONE, path_of, sitemap_paths, twin_lang
 from chromium import report
+from visits import visit  # noqa: F401 (the fixture)
 
 
 def test_every_page_in_the_sitemap_is_tested(site_root):
@@ -27,59 +28,31 @@ def test_the_sitemap_lists_every_page(site_root):
 
 
 @pytest.mark.parametrize("lang,url", PAGES, ids=PAGE_IDS)
-def test_page_loads_cleanly_and_fits_a_phone(open_tab, lang, url):
+def test_page_loads_cleanly_and_fits_a_phone(visit, lang, url):
     """No console error, no failed request, nothing from another host, once everything the
     page loads later (collapsed blocks, charts) has loaded; at 375 px nothing scrolls
     sideways (tables and code blocks may scroll inside their own box)."""
     path = path_of(lang, url)
-    tab = open_tab(path, viewport=PHONE, is_mobile=True, has_touch=True)
-    tab.settle()
+    page = visit("phone", lang, url)
+    found = page.step("loads")
     problems = []
-    assert tab.requests, "no request recorded"
-    lang_attr = tab.page.evaluate("document.documentElement.lang")
-    if lang_attr != lang:
-        problems.append(f'<html lang="{lang_attr}">, expected "{lang}"')
-    widths = tab.page.evaluate(
-        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert found["requests"], "no request recorded"
+    if found["lang"] != lang:
+        problems.append(f'<html lang="{found["lang"]}">, expected "{lang}"')
+    widths = found["widths"]
     if widths[0] > widths[1]:
-        wide = tab.page.evaluate("""() => {
-            const limit = document.documentElement.clientWidth, out = [];
-            const inScroller = e => {  // a table or code block may scroll in its own box
-                for (let p = e.parentElement; p && p !== document.body; p = p.parentElement)
-                    if (getComputedStyle(p).overflowX !== 'visible') return true;
-                return false;
-            };
-            for (const e of document.body.querySelectorAll('*')) {
-                const r = e.getBoundingClientRect();
-                if (r.right > limit + 1 && r.width > 0 && !inScroller(e))
-                    out.push(`${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}` +
-                             `${e.classList.length ? '.' + [...e.classList].join('.') : ''} ` +
-                             `(right edge ${Math.round(r.right)} px)`);
-            }
-            return out.slice(0, 8);
-        }""")
         problems.append(f"scrolls sideways at {PHONE['width']} px: scrollWidth {widths[0]} > "
-                        f"clientWidth {widths[1]}; too wide: {', '.join(wide) or '?'}")
+                        f"clientWidth {widths[1]}; too wide: {', '.join(found['wide']) or '?'}")
+    problems = list(page.problems("loads")) + problems
     # A name in a table cell (`recurrent_dropout`, `nvidia-cudnn-cu12`) is never broken across
     # lines.
-    tab.lay_out_everything()
-    tab.settle()  # what the loaded blocks and charts ask for in turn (images, styles)
-    problems = list(tab.problems) + problems
-    broken = tab.page.evaluate("""() => [...document.querySelectorAll('article td code')]
-        .filter(c => !/\\s/.test(c.textContent) && c.getClientRects().length > 1)
-        .map(c => c.textContent)""")
-    if broken:
-        problems.append(f"code broken across lines in table cells: {broken[:6]}")
+    if found["broken"]:
+        problems.append(f"code broken across lines in table cells: {found['broken'][:6]}")
     # The build writes each run of white space as one, except in the elements that keep theirs
     # (pipeline/pages/page_weight.py): no other element of the page draws its white space as written.
-    from pipeline.pages.page_weight import KEEPS_WHITE_SPACE
-    shown = tab.page.evaluate("""tags => [...document.body.querySelectorAll('*')]
-        .filter(e => !/^(normal|nowrap)$/.test(getComputedStyle(e).whiteSpace)
-                     && !e.closest(tags.join(',')) && [...e.childNodes].some(n => n.nodeType === 3))
-        .map(e => e.tagName.toLowerCase() + [...e.classList].map(c => '.' + c).join('') + ' '
-                  + getComputedStyle(e).whiteSpace)""", list(KEEPS_WHITE_SPACE))
-    if shown:
-        problems.append(f"white space drawn as written outside {KEEPS_WHITE_SPACE}: {shown[:6]}")
+    if found["white_space"]:
+        problems.append(f"white space drawn as written outside {tuple(found['keeps_white_space'])}: "
+                        f"{found['white_space'][:6]}")
     assert not problems, report(path, problems)
 
 
@@ -127,44 +100,38 @@ def test_every_language_selector_links_the_same_page_in_the_other_language(site_
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_language_selector_lands_on_the_same_page(open_tab, lang):
-    url = ""  # the landing page, clicked in the browser
+def test_language_selector_lands_on_the_same_page(visit, lang):
+    url = ""  # the landing page, clicked in the browser (a picture of it: test-artifacts/)
     path, other = path_of(lang, url), twin_lang(lang)
     expected = path_of(other, url)
-    tab = open_tab(path, wait="domcontentloaded")
-    if url == "":  # the landing page: keep a picture of it
-        ARTIFACTS.mkdir(exist_ok=True)
-        tab.page.wait_for_load_state("load")
-        tab.page.screenshot(path=str(ARTIFACTS / f"landing-{lang}.png"))
-    selector = tab.page.locator(".md-header .md-select")
-    selector.locator("button").hover()
-    link = selector.locator(f"a.md-select__link[hreflang={other}]")
-    assert link.count() == 1, f"{path}: the language selector has no link to '{other}'"
-    href = link.get_attribute("href")
-    link.click()
-    try:
-        tab.page.wait_for_url(lambda u: urlsplit(u).path == expected,
-                              wait_until="domcontentloaded", timeout=10_000)
-    except PlaywrightTimeout:
-        pytest.fail(report(path, [f"the selector's '{other}' link (href={href!r}) led to "
-                                  f"{tab.page.url}, not {expected}", *tab.problems]), pytrace=False)
-    landed = tab.page.evaluate("document.documentElement.lang")
-    assert landed == other, f"{path} -> {expected}: the page says lang={landed!r}"
-    bad = [p for p in tab.problems if p.startswith(("HTTP", "request to another host"))]
+    page = visit("desktop", lang, url)
+    page.step("landing")
+    found = page.step("language")
+    assert found["links"] == 1, f"{path}: the language selector has no link to '{other}'"
+    if found["landed_at"] != expected:
+        pytest.fail(report(path, [f"the selector's '{other}' link (href={found['href']!r}) led to "
+                                  f"{found['landed_at']}, not {expected}",
+                                  *page.problems("language")]), pytrace=False)
+    assert found["lang"] == other, f"{path} -> {expected}: the page says lang={found['lang']!r}"
+    bad = [p for p in page.problems("language") if p.startswith(("HTTP", "request to another host"))]
     assert not bad, report(f"{path} -> {expected}", bad)
 
 
+def _html_writes(page, attribute: str) -> list:
+    """[old, new, whether <body> had content] for each write of <html>'s `attribute` while the
+    page loaded (browsing.WATCH_HTML, recorded in the page's phone visit)."""
+    return [c[1:] for c in page.step("watch")["html"] if c[0] == attribute]
+
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_materials_palette_mark_is_on_body_from_the_start_and_lifted_once_loaded(
-        browser, server, lang):
+def test_materials_palette_mark_is_on_body_from_the_start_and_lifted_once_loaded(visit, lang):
     """pipeline/pages/page_load.py: the page opens with <body> marked data-md-color-switching, so that
     Material's script, which marks it as it starts (every element's style computed again when
     the mark comes and when it goes), finds it already there and only lifts it. Asked of
     Material's own script: it still sets the mark (else the page's mark has no purpose), finds
     it already set, and lifts it, so that transitions work once the page is open."""
     path = path_of(lang, "criteria/")
-    changes = changes_while_loading(browser, server + path, WATCH_SWITCHING, "window.__switching",
-                                    "!document.body.hasAttribute('data-md-color-switching')")
+    changes = visit("phone", lang, "criteria/").step("watch")["switching"]
     assert changes, f"{path}: Material's script no longer marks <body> data-md-color-switching " \
                     "as it starts: the mark pipeline/pages/page_load.py puts on the page is no use"
     assert changes[0] == ["", True], f"{path}: the mark was not on <body> when Material's " \
@@ -173,13 +140,13 @@ def test_materials_palette_mark_is_on_body_from_the_start_and_lifted_once_loaded
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_html_is_js_before_the_content_and_materials_own_change_finds_it(browser, server, lang):
+def test_html_is_js_before_the_content_and_materials_own_change_finds_it(visit, lang):
     """overrides/main.html: <html class="no-js"> becomes "js" in the page's head, before the
     content is parsed, so that Material's script, which makes the same change as it starts
     (every element's style computed again), changes nothing. Asked of Material's own script: it
     still writes the class (else the head's change has no purpose), and finds "js" there."""
     path = path_of(lang, "criteria/")
-    changes = html_writes(browser, server + path, "class")
+    changes = _html_writes(visit("phone", lang, "criteria/"), "class")
     from_no_js = [c for c in changes if "no-js" in (c[0] or "").split()]
     assert from_no_js and all(not content for *_, content in from_no_js), \
         f"{path}: <html> left 'no-js' after the content was parsed: {changes}"
@@ -192,48 +159,32 @@ def test_html_is_js_before_the_content_and_materials_own_change_finds_it(browser
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_html_has_the_focus_visible_mark_before_the_content_and_materials_polyfill_finds_it(
-        browser, server, lang):
+        visit, lang):
     """overrides/main.html: <html> gets the class js-focus-visible and the attribute
     data-js-focus-visible in the page's head, so that Material's focus-visible polyfill, which
     writes both as it starts (every element's style computed again), changes nothing. Asked of
     Material's own script: it still writes the attribute (else the head's mark has no purpose),
     and every write of <html>'s class once the content is there finds the class already set."""
     path = path_of(lang, "criteria/")
-    url = server + path
-    marks = html_writes(browser, url, "data-js-focus-visible")
+    page = visit("phone", lang, "criteria/")
+    marks = _html_writes(page, "data-js-focus-visible")
     assert marks and marks[0] == [None, "", False], \
         f"{path}: <html> was not marked data-js-focus-visible before the content: {marks}"
     material = marks[1:]
     assert material and all(m == ["", "", True] for m in material), \
         f"{path}: Material's polyfill no longer marks <html>, or found it unmarked: {marks}"
-    late = [c for c in html_writes(browser, url, "class") if c[2]]
+    late = [c for c in _html_writes(page, "class") if c[2]]
     assert late and all("js-focus-visible" in (old or "").split() for old, *_ in late), \
         f"{path}: <html>'s class gained js-focus-visible after the content was parsed: {late}"
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_dark_mode_toggles(open_tab, lang):
+def test_dark_mode_toggles(visit, lang):
     path = path_of(lang, "")
-    tab = open_tab(path)
-    page = tab.page
-
-    def state():
-        return page.evaluate("() => [document.body.getAttribute('data-md-color-scheme'), "
-                             "getComputedStyle(document.body).backgroundColor]")
-
-    toggle = page.locator("form[data-md-component=palette] label:not([hidden])")
-    light = state()
+    page = visit("desktop", lang, "")
+    found = page.step("dark_mode")  # a picture of the English page: test-artifacts/
+    light, dark = found["light"], found["dark"]
     assert light[0] == "default", f"{path}: starts as {light[0]!r}"
-    toggle.click()
-    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'",
-                           timeout=5_000)
-    dark = state()
     assert dark[1] != light[1], f"{path}: background stays {light[1]} in dark mode"
-    if lang == "en":
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "landing-en-dark.png"))
-    toggle.click()
-    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'",
-                           timeout=5_000)
-    assert state() == light, f"{path}: toggling twice does not restore the light palette"
-    assert not tab.problems, report(path, tab.problems)
+    assert found["again"] == light, f"{path}: toggling twice does not restore the light palette"
+    assert not page.problems("dark_mode"), report(path, page.problems("dark_mode"))
