@@ -39,6 +39,7 @@ snippets: $(SITE_STAMP)  ## run stale snippets and print a summary
 save-outputs: $(SITE_STAMP)  ## run stale snippets, then save their outputs to results/outputs/
 	$(BIN)/python -m pipeline.runner
 	$(BIN)/python -m pipeline.records.outputs
+	$(BIN)/python -m pipeline.claims.keras_migration --save
 
 bench-build: $(SITE_STAMP) $(NODE_TOOLS)  ## cold/warm build times and re-execution count
 	$(BIN)/python benchmarks/build_speed.py

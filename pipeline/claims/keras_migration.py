@@ -12,6 +12,10 @@ Each class of CLASSES is built in both packages and asked, never read from a typ
     difference), and the public methods both have whose parameters differ (reset_states).
 Importing tf-keras imports TensorFlow (seconds), so the packages are asked once, in a child
 process, and the answer is cached under .cache/ keyed by both installed releases and this file.
+It is committed too (results/outputs/keras_migration.json, `make save-outputs` runs `python -m
+pipeline.claims.keras_migration --save`): a fresh clone takes it when its key is the key now.
+tests/content/test_keras_migration.py asks the packages again for every argument, default and
+member it lists.
 
 What to do about each difference (English and Spanish) lives in data/keras_migration.yml, keyed
 by `argument:NAME` or `member:NAME`. `problems()` compares the two: a difference the data lacks,
@@ -37,6 +41,7 @@ from pipeline.running.files import write_atomic
 MARKER = re.compile(r"<!--\s*keras-migration\s*-->")
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "keras_migration"
+COMMITTED = ROOT / "results" / "outputs" / "keras_migration.json"  # {"key": ..., "answer": ...}
 
 # Each class and the arguments it cannot be built without (the same in both packages). The
 # wrappers' inner layer is made by the package itself: "LSTM" names that package's LSTM.
@@ -231,9 +236,15 @@ def cache_key() -> str:
 
 def differences(refresh: bool = False) -> dict:
     """The packages' answer, from the cache or a child process that asks them."""
-    path = CACHE / f"{cache_key()}.json"
+    key = cache_key()
+    path = CACHE / f"{key}.json"
     if path.exists() and not refresh:
         return json.loads(path.read_text())
+    committed = _committed()
+    if committed.get("key") == key and isinstance(committed.get("answer"), dict) and not refresh:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(committed["answer"], indent=1, sort_keys=True))
+        return committed["answer"]
     proc = subprocess.run([sys.executable, "-m", "pipeline.claims.keras_migration"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
@@ -350,5 +361,30 @@ def render(markdown: str, lang: str, root: Path) -> tuple[str, list[str]]:
     return MARKER.sub(lambda m: table, markdown), issues
 
 
+def _committed() -> dict:
+    try:
+        found = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def save() -> str:
+    """Commit the cached answer for the installed releases (asking the packages if none is
+    cached) to COMMITTED; returns the line that says so."""
+    answer = differences()
+    text = json.dumps({"key": cache_key(), "answer": answer}, indent=1, sort_keys=True) + "\n"
+    if COMMITTED.is_file() and COMMITTED.read_text(encoding="utf-8") == text:
+        return f"{COMMITTED.relative_to(ROOT)}: unchanged"
+    COMMITTED.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(COMMITTED, text)
+    return f"{COMMITTED.relative_to(ROOT)}: saved ({cache_key()})"
+
+
 if __name__ == "__main__":
-    print(json.dumps(ask_packages()))
+    if sys.argv[1:] == ["--save"]:
+        print(save())
+    elif sys.argv[1:]:
+        sys.exit("usage: python -m pipeline.claims.keras_migration [--save]")
+    else:
+        print(json.dumps(ask_packages()))

@@ -369,6 +369,8 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
     for s in snippets:
         key = key_for(s, project.requirements, device)
         cached = cache.load(key, s.rel)
+        if cached is not None and cached.get("committed"):
+            _place_program(s, cached)
         if cached is not None:
             outcomes[s.rel] = from_cache(s, cached)
             done(outcomes[s.rel])
@@ -446,6 +448,17 @@ def run_all(project: Project, *, execute_stale: bool = True, jobs: int | None = 
     if only is None:  # the table covers every snippet: a partial run must not shrink it
         write_times(project, ordered)
     return ordered
+
+
+def _place_program(snippet: Snippet, result: dict) -> None:
+    """Put the program a Python snippet ran as into its run's folder, as a run leaves it there
+    (what the copy button's tests compare with): a committed output holds its hash, and the key
+    it was made from holds its text, so it is made again from the snippet."""
+    if snippet.kind != "py" or not result.get("program"):
+        return
+    text = program_mod.for_snippet(snippet).text
+    if program_mod.sha256(text.encode()) == result.get("program_sha256"):
+        write_atomic(Path(result["data_dir"]).parent / result["program"], text)
 
 
 def _program_text(snippet: Snippet) -> str | None:

@@ -187,3 +187,23 @@ def test_a_stateful_models_states_are_not_in_its_weights_file(round_trip):
     assert lines["non-zero states"] == "tf-keras [True, True], Keras 3 after load_weights [False, False]"
     assert lines["Keras 3 reset_states(states=...)"].startswith("TypeError: ")
     assert "reset_states" in lines["Keras 3 reset_states(states=...)"]
+
+
+def test_a_fresh_clone_takes_the_committed_answer_only_for_the_key_it_was_made_for(
+        tmp_path, monkeypatch):
+    """results/outputs/keras_migration.json spares a fresh clone's build the packages' import;
+    the tests above ask the packages again for everything it lists."""
+    monkeypatch.setattr(km, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(km, "COMMITTED", tmp_path / "keras_migration.json")
+    asked = []
+    monkeypatch.setattr(km.subprocess, "run", lambda *a, **k: asked.append(a) or pytest.fail(
+        "asked the packages"))
+    km.COMMITTED.write_text(json.dumps({"key": km.cache_key(), "answer": {"classes": {}}}))
+    assert km.differences() == {"classes": {}} and not asked
+    assert json.loads((km.CACHE / f"{km.cache_key()}.json").read_text()) == {"classes": {}}
+    km.COMMITTED.write_text(json.dumps({"key": "2.0.0-3.0.0-000000000000",
+                                        "answer": {"classes": {}}}))
+    (km.CACHE / f"{km.cache_key()}.json").unlink()
+    with pytest.raises(pytest.fail.Exception):
+        km.differences()
+    assert asked

@@ -58,6 +58,10 @@ def test_a_fresh_clone_takes_the_committed_run_made_from_the_same_inputs_and_no_
         o = fresh[rel]
         assert (o.executed, o.committed, o.stdout) == (False, True, first[rel].stdout), rel
         assert json.loads((Path(o.data_dir) / "n.json").read_text()) == {"n": n}
+        # the program it ran as sits in its run's folder, as after a run (the copy tests read it)
+        name = rel.split("/")[-1]
+        assert (Path(o.data_dir).parent / name).read_bytes() == \
+            (Path(first[rel].data_dir).parent / name).read_bytes()
     # an edited snippet runs; its neighbour stays committed
     project.snippet("t/two.py", PRINT.replace("VALUE", "22"))
     again = _run(project, cache="clone-2")
