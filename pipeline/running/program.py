@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.running.snippets import Snippet, SnippetError
+from pipeline.running.snippets import parse, Snippet, SnippetError
 
 MARKER = re.compile(r"^[ \t]*# -+8<-+ \[(start|end):([\w-]+)\][ \t]*$")
 HEADER = re.compile(r"^[ \t]*#\s*snippet:")
@@ -145,7 +145,7 @@ class _Builder:
         who = path.relative_to(self.root).as_posix() if path.is_relative_to(self.root) \
             else path.name
         try:
-            tree = ast.parse(source, filename=who)
+            tree = parse(source, filename=who)
         except SyntaxError as e:
             raise ProgramError(f"{who}: {e}") from None
         lines = source.splitlines()
@@ -272,7 +272,7 @@ def _with_futures(lines: list[str], futures: list[str]) -> list[str]:
     """`from __future__` lines first, after the docstring and the opening comments."""
     if not futures:
         return lines
-    doc = _docstring(ast.parse("\n".join(lines)))
+    doc = _docstring(parse("\n".join(lines)))
     at = doc.end_lineno if doc is not None else 0
     while at < len(lines) and lines[at].lstrip().startswith("#"):
         at += 1

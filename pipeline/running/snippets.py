@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +14,19 @@ DEFAULT_TIMEOUT = 300.0
 # `fresh`: always in a fresh Python, never forked from one that imported its frameworks ahead
 # (pipeline/running/warm.py), for a snippet about Python's own start-up
 _HEADER = re.compile(r"^\s*(?:#|//)\s*snippet:(.*)$")
+
+
+# The runner parses programs in its threads (pipeline/running/warm.py, program.py). CPython 3.11
+# builds an AST's Python objects with a counter it does not keep per thread, and two parses at
+# once can raise a spurious "SystemError: AST constructor recursion depth mismatch"
+# (python/cpython#106905): one parse at a time.
+_PARSE = threading.Lock()
+
+
+def parse(source: str, filename: str = "<unknown>") -> ast.Module:
+    """ast.parse, one thread at a time."""
+    with _PARSE:
+        return ast.parse(source, filename=filename)
 
 
 class SnippetError(ValueError):
@@ -90,7 +104,7 @@ def imported_names(path: Path) -> frozenset[str]:
     if known and known[0] == key:
         return known[1]
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = parse(path.read_text(encoding="utf-8"), filename=str(path))
     except SyntaxError:
         names: frozenset[str] = frozenset()
     else:

@@ -34,6 +34,7 @@ import threading
 from pathlib import Path
 
 from pipeline.running import sandbox
+from pipeline.running.snippets import parse
 from pipeline.running.startup_noise import is_startup_line
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
@@ -58,7 +59,7 @@ def beginning(text: str) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, .
     """(environment settings, frameworks imported, in order) of a program's leading statements,
     or None when they import no framework (see the module's docstring)."""
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except SyntaxError:
         return None
     env: list[tuple[str, str, str]] = []
