@@ -96,10 +96,9 @@ class MiniProject:
 # first: `make test` hands whole modules to two workers in this order (--no-loadscope-reorder),
 # so that they finish together instead of one worker running test_links.py alone at the end.
 # Modules that read the built site alternate with modules that do not: while the first worker
-# builds the site, the others run tests that need no site (the first three modules go one to
-# each of the three workers).
-SLOW_FIRST = ["test_search.py", "test_cudnn_check.py", "test_checker_probe.py", "test_pages.py",
-              "test_cudnn_speedup.py", "test_charts_and_tables.py", "test_notebook_pages.py",
+# builds the site, the second runs tests that need no site.
+SLOW_FIRST = ["test_search.py", "test_cudnn_check.py", "test_pages.py", "test_cudnn_speedup.py",
+              "test_charts_and_tables.py", "test_checker_probe.py", "test_notebook_pages.py",
               "test_gpu_run.py", "test_links.py", "test_legacy.py", "test_search_worker.py",
               "test_notebook.py", "test_finding.py", "test_rnn_limits_py.py"]
 
