@@ -124,6 +124,27 @@ class Worker:
         said = self.settled_console()
         return [q for q in unanswered if f"Invalid query: {q} " in said]
 
+    def failing_parts(self, parts: list[str], batch: int = 40) -> list[str]:
+        """The parts (words of a query, as `typed` makes them) the worker fails on, asked many
+        to a query: Material and the site's prelude make each part of a query into terms on its
+        own, and lunr looks each term up on its own (an error in one fails the query), so a
+        query of parts fails when one of its parts, alone, fails. A batch that fails is halved
+        until the parts that fail alone are found; one that fails while none of its parts does
+        is reported whole. Asked one by one, the typed prefixes of every message cost three
+        times as long (the worker's per-query work: scoring and excerpts)."""
+        batches = [parts[i:i + batch] for i in range(0, len(parts), batch)]
+        bad = set(self.failures([" ".join(b) for b in batches]))
+        return [part for b in batches if " ".join(b) in bad for part in self._failing_in(b)]
+
+    def _failing_in(self, parts: list[str]) -> list[str]:
+        """In a batch that fails: the parts that fail alone, or the batch whole if none does."""
+        if len(parts) == 1:
+            return parts
+        halves = [parts[:len(parts) // 2], parts[len(parts) // 2:]]
+        bad = set(self.failures([" ".join(h) for h in halves]))
+        found = [part for h in halves if " ".join(h) in bad for part in self._failing_in(h)]
+        return found or [" ".join(parts)]
+
     def settled_console(self) -> str:
         """The console, once nothing new has come for half a second (the worker's messages
         reach the test on their own channel)."""

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from browsing import LANGS
 from search_node import materials_worker, needs_node, node_json, served_worker
-from searching import (SYNTAX_CHARACTERS, SYNTAX_IN_LOGS, runs_of_characters, runs_of_words,
-                       site_text, typed, workers)
+from searching import (SYNTAX_CHARACTERS, SYNTAX_IN_LOGS, Worker, runs_of_characters,
+                       runs_of_words, site_text, typed, workers)
 
 
 @needs_node
@@ -61,15 +61,40 @@ def test_query_syntax_in_a_pasted_line_is_searched_as_text(workers, lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_quoted_message_and_heading_pasted_whole_or_typed_key_by_key(site_root, workers, lang):
     """Every message the pages quote (in a heading, or a message block), pasted whole and typed
-    one key at a time, and every heading: the worker answers each query without an error."""
+    one key at a time, and every heading: the worker answers each query without an error. The
+    messages and headings are asked one to a query; what typing asks (`typed`: every prefix of
+    every word) is asked many words to a query (`Worker.failing_parts`)."""
     text = site_text(site_root, lang)
     assert len(text["quotes"]) >= 10 and len(text["headings"]) >= 100, \
         (len(text["quotes"]), len(text["headings"]))
-    queries = [q for quote in dict.fromkeys(q.text for q in text["quotes"]) for q in typed(quote)]
-    queries += text["headings"]
+    messages = list(dict.fromkeys(q.text for q in text["quotes"]))
+    whole = list(dict.fromkeys(messages + text["headings"]))
+    prefixes = list(dict.fromkeys(p for m in messages for p in typed(m)[:-1]))
+    assert len(prefixes) > 1000, len(prefixes)
     worker = workers[lang]
-    failed = worker.failures(list(dict.fromkeys(queries)))
+    failed = worker.failures(whole) + worker.failing_parts(prefixes)
     assert not failed, worker.explain(failed)
+
+
+def test_words_asked_many_to_a_query_are_found_alone():
+    """Worker.failing_parts against a worker that fails a query holding "bad" or the pair
+    "x y": each failing word is found alone, a failing pair is reported as the smallest batch
+    that fails, and a batch that does not fail costs one query."""
+    class Judge(Worker):
+        def __init__(self):
+            self.asked = 0
+
+        def failures(self, queries):
+            self.asked += len(queries)
+            return [q for q in queries if "bad" in q.split() or {"x", "y"} <= set(q.split())]
+
+    judge = Judge()
+    words = [f"w{i}" for i in range(100)]
+    assert judge.failing_parts(words) == [] and judge.asked == 3
+    words[7], words[61] = "bad", "bad"
+    assert judge.failing_parts(words) == ["bad", "bad"]
+    words = ["a", "x", "b", "y"] + [f"w{i}" for i in range(20)]
+    assert judge.failing_parts(words, batch=8) == ["a x b y"]
 
 
 @pytest.mark.parametrize("lang", LANGS)
