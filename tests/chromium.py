@@ -24,6 +24,16 @@ NO_BROWSER = (f"no usable browser at {CHROME}: install chromium (apt-get install
 DESKTOP = {"width": 1280, "height": 900}
 
 
+# What a copy put on the clipboard (emptied before the click): waited for and read in one call,
+# so that the text asserted on is the text the wait saw.
+CLIPBOARD_FILLED = "async () => (await navigator.clipboard.readText()) || false"
+
+
+def copied_text_of(page, timeout: int = 5_000) -> str:
+    """The clipboard's text once a copy filled it (it was emptied before the copy)."""
+    return page.wait_for_function(CLIPBOARD_FILLED, polling=50, timeout=timeout).json_value()
+
+
 # --- browser, server, pages ------------------------------------------------------------------
 
 @pytest.fixture(scope="session")

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from built_pages import opened
 from browsing import LANGS, RESULTS, path_of
-from chromium import START_WORKER
+from chromium import START_WORKER, copied_text_of
 
 
 QUOTED_IN_HEADING = re.compile(r'"([^"\n]{12,})"')
@@ -375,6 +375,4 @@ def copied_text(tab) -> str | None:
     block.scroll_into_view_if_needed()
     block.hover()
     block.locator("button.md-code__button[data-md-type=copy], button.md-clipboard").first.click()
-    page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''",
-                           polling=50, timeout=5_000)
-    return page.evaluate("navigator.clipboard.readText()")
+    return copied_text_of(page)

@@ -40,7 +40,7 @@ from browsing import (ANTI_ALIASING_LEVELS, ARTIFACTS, CHANGED_STYLES, CHART_PAG
                       TABLE_PAGES, TWO_FRAMES, WATCH_HTML, WATCH_SWITCHING, WIDE_PAGES,
                       at_each_width, open_every_collapsed_block, path_of, pixels, screenshot,
                       titled_embeds)
-from chromium import DESKTOP, Tab, clear_storage, reused_context
+from chromium import DESKTOP, Tab, clear_storage, copied_text_of, reused_context
 from conftest import XDIST_WORKER
 
 # On a phone, the pages whose charts, wide boxes or tables are measured (the three checks of
@@ -312,9 +312,6 @@ def _code_spans(tab: Tab) -> dict:
     return found
 
 
-CLIPBOARD_FILLED = "async () => (await navigator.clipboard.readText()) !== ''"
-
-
 def _copy_buttons(tab: Tab, lang: str, url: str) -> dict:
     """test_copy_button_copies_exactly_the_snippet: what each titled block's button copied."""
     page = tab.page
@@ -336,8 +333,7 @@ def _copy_buttons(tab: Tab, lang: str, url: str) -> dict:
         page.evaluate("navigator.clipboard.writeText('')")
         block.hover()
         block.locator("button.md-code__button[data-md-type=copy], button.md-clipboard").first.click()
-        page.wait_for_function(CLIPBOARD_FILLED, polling=50, timeout=5_000)
-        entry["copied"] = page.evaluate("navigator.clipboard.readText()")
+        entry["copied"] = copied_text_of(page)
     return {"copied": copied, "other_hosts": tab.other_hosts()}
 
 
@@ -352,8 +348,7 @@ def _whole_program_listing(tab: Tab) -> dict:
         block.scroll_into_view_if_needed()
         block.hover()
         block.locator("button.md-code__button[data-md-type=copy], button.md-clipboard").first.click()
-        page.wait_for_function(CLIPBOARD_FILLED, polling=50, timeout=5_000)
-        copied.append(page.evaluate("navigator.clipboard.readText()"))
+        copied.append(copied_text_of(page))
     page.locator("article details > summary", has_text="TensorFlow backend: _pretend_gpu.py").click()
     helper = page.locator('div.no-copy[data-listing="criteria/tf_backend/_pretend_gpu.py"]')
     helper.hover()
