@@ -6,12 +6,15 @@ the pasted messages: tests/site/test_search.py.)
 (Shared helpers: tests/site/searching.py, tests/search_node.py.)"""
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from browsing import LANGS
-from search_node import materials_worker, needs_node, node_json, served_worker
+from search_node import ask, materials_worker, needs_node, node_json, served_worker
 from searching import (SYNTAX_CHARACTERS, SYNTAX_IN_LOGS, Worker, runs_of_characters,
                        runs_of_words, site_text, typed, workers)
 
@@ -112,3 +115,44 @@ def test_random_runs_of_prose_and_code_never_fail(site_root, workers, lang, data
     worker = workers[lang]
     failed = worker.failures([query, query[: max(1, len(query) // 2)]])
     assert not failed, worker.explain(failed)
+
+
+@needs_node
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_result_carries_only_the_blocks_of_its_section_that_can_show(site_root, lang):
+    """Each result of each pasted message, in the served worker's answer: whole blocks of its
+    section's text, no more than 1500 characters of HTML but for the last block (a result is at
+    most 14em tall, and the whole text of some 200 sections, for a pasted message, made the
+    list slow to draw); the sections longer than that were cut. (Where the blocks start, the
+    first that holds a word of the query, is asked in the search box: test_search.py.)"""
+    index = json.loads((site_root / "search" / f"search_index.{lang}.json").read_text())
+    longest = {doc["location"]: len(doc["text"]) for doc in index["docs"]}
+    messages = list(dict.fromkeys(q.text for q in site_text(site_root, lang)["quotes"]))
+    problems, cut = [], 0
+    for message, pages in zip(messages, ask(site_root, lang, messages)):
+        for doc in (d for page in pages for d in page):
+            shown = doc["text"].replace("<mark>", "").replace("</mark>", "")
+            blocks = _blocks(shown) or [""]
+            if len(shown) - len(blocks[-1]) >= 1500 or "".join(blocks) != shown:
+                problems.append(f"{message[:40]!r} {doc['location']}: {len(shown)} characters, "
+                                f"the last block {len(blocks[-1])}")
+            cut += len(shown) + 100 < longest[doc["location"]]
+    assert not problems, problems[:5]
+    assert cut > 100, cut
+
+
+def _blocks(html: str) -> list[str]:
+    """A result's text cut into its top-level <p>, <pre>, <ul> and <ol> elements."""
+    out, depth, start = [], 0, 0
+    for m in re.finditer(r"<(/?)(p|pre|ul|ol)>", html):
+        if not m[1]:
+            if depth == 0 and m.start() > start:
+                out.append(html[start:m.start()])
+                start = m.start()
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                out.append(html[start:m.end()])
+                start = m.end()
+    return out + [html[start:]] if start < len(html) else out

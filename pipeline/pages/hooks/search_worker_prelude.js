@@ -57,12 +57,20 @@ self.postMessage = (function (post) {
     if (start < text.length) out.push(text.slice(start))
     return out
   }
+  // Only the blocks that can show are kept: a result is at most 14em tall (site.css), and the
+  // whole text of every section of the first ten pages listed (some 200 sections, 90 KB for a
+  // pasted message) made the list slow to draw. Whole blocks, so that no tag is cut open.
+  var SHOWN = 1500  // characters of HTML: more than 14em of text at a phone's width
   function fromMatch(text) {
-    if (typeof text !== "string" || text.indexOf("<mark>") < 0) return text
+    if (typeof text !== "string") return text
     var parts = blocks(text), first = 0
     while (first < parts.length && parts[first].indexOf("<mark>") < 0) first++
-    if (first === 0 || first === parts.length) return text
-    var kept = parts.slice(first).join("")
+    if (first === parts.length) first = 0  // no word of the query in the text: from its start
+    if (!parts.length) return text
+    var last = first + 1, length = parts[first].length
+    while (last < parts.length && length < SHOWN) length += parts[last++].length
+    var kept = parts.slice(first, last).join("")
+    if (first === 0) return kept
     return /^\s*<p>/.test(kept) ? kept.replace("<p>", "<p>… ") : "… " + kept
   }
   return function (message) {
