@@ -215,8 +215,11 @@ def runs_of_characters(texts: list[str]):
 # What the search box lists, page by page (Material: a page's link, the results it shows, the
 # others folded under "N more on this page"): each page's path, the address of its first excerpt
 # (the first result that shows text of its section, not the page's title alone), and the height of
-# its tallest result, every folded one opened, against the height of the screen.
-LISTED = """() => {
+# its tallest result, every folded one opened, against the height of the screen. The height is
+# measured (`measure`: every folded result opened, then laid out) or bounded by the CSS that clamps
+# each result (its computed max-height, padding and borders, with its overflow hidden; Infinity
+# where nothing clamps it): laying out some 200 results cost a third of a pasted message's time.
+LISTED = """(measure) => {
   const items = [...document.querySelectorAll(".md-search-result__list > li.md-search-result__item")];
   const found = items.map((li) => {
     const shown = [...li.querySelectorAll(":scope > a")];
@@ -224,13 +227,19 @@ LISTED = """() => {
       !(n.nodeType === 1 && n.matches("h1, h2, .md-search-result__icon")) && n.textContent.trim()));
     return { page: new URL(shown[0].href).pathname, excerpt: excerpt ? excerpt.href : null };
   });
+  const bound = (a) => {
+    const s = getComputedStyle(a), px = (v) => parseFloat(v) || 0, most = parseFloat(s.maxHeight);
+    return s.overflowY === "visible" || !isFinite(most) ? Infinity : most + px(s.paddingTop) +
+      px(s.paddingBottom) + px(s.borderTopWidth) + px(s.borderBottomWidth);
+  };
   // every folded result opened first, then all measured: one layout, not one per page
-  items.forEach((li) => li.querySelectorAll("details").forEach((d) => { d.open = true; }));
-  return found.map((f, i) => ({ ...f,
+  if (measure) items.forEach((li) => li.querySelectorAll("details").forEach((d) => { d.open = true; }));
+  return found.map((f, i) => ({ ...f, measured: measure,
     tallest: Math.max(...[...items[i].querySelectorAll("article")].map(
-      (a) => a.getBoundingClientRect().height)),
+      (a) => (measure ? a.getBoundingClientRect().height : bound(a)))),
     screen: window.innerHeight }));
 }"""
+MEASURED_EVERY = 10  # every tenth query pasted has its results laid out and measured
 
 
 # Each query pasted into the search box, as browsing.search does it (the box emptied and its
@@ -239,7 +248,7 @@ LISTED = """() => {
 # reads (its keyup handler takes the box's value), where Playwright's fill, key press and wait
 # were a round trip each. For each query: the result links, what the page showed when none came,
 # LISTED, and whether a second key was needed.
-PASTE_ALL = """async ([queries, results]) => {
+PASTE_ALL = """async ([queries, results, every]) => {
   const listed = """ + LISTED + """;
   const box = document.querySelector("input.md-search__input");
   const count = () => document.querySelectorAll(results).length;
@@ -250,7 +259,7 @@ PASTE_ALL = """async ([queries, results]) => {
     while (!done()) { if (performance.now() - start > 15000) return false; await frame(); }
     return true; };
   const out = [];
-  for (const query of queries) {
+  for (const [n, query] of queries.entries()) {
     type("");
     if (!await until(() => count() === 0)) throw new Error("the results stay after emptying the box");
     let found = false, again = false;
@@ -265,7 +274,7 @@ PASTE_ALL = """async ([queries, results]) => {
       searchOpen: document.getElementById("__search")?.checked,
       focus: document.activeElement?.className })})`;
     out.push({ hrefs: [...document.querySelectorAll(results)].map((a) => a.getAttribute("href")),
-               why, pages: found ? listed() : [], again });
+               why, pages: found ? listed(n % every === 0) : [], again });
   }
   return out;
 }"""
@@ -296,7 +305,7 @@ def pasted(browser, server, site_root):
         page.locator("label.md-header__button[for='__search']").click()
         queries = list(dict.fromkeys([quote.text for quote in site_text(site_root, lang)["quotes"]]
                                      + [question for question, _ in GPU_QUESTIONS[lang]]))
-        answers = page.evaluate(PASTE_ALL, [queries, RESULTS])
+        answers = page.evaluate(PASTE_ALL, [queries, RESULTS, MEASURED_EVERY])
         found[lang] = {q: Pasted([urlsplit(h) for h in a["hrefs"]], a["why"], a["pages"])
                        for q, a in zip(queries, answers)}
         for q, a in zip(queries, answers):
