@@ -65,17 +65,18 @@ def test_query_syntax_in_a_pasted_line_is_searched_as_text(workers, lang):
 def test_every_quoted_message_and_heading_pasted_whole_or_typed_key_by_key(site_root, workers, lang):
     """Every message the pages quote (in a heading, or a message block), pasted whole and typed
     one key at a time, and every heading: the worker answers each query without an error. The
-    messages and headings are asked one to a query; what typing asks (`typed`: every prefix of
-    every word) is asked many words to a query (`Worker.failing_parts`)."""
+    messages are asked one to a query; what typing asks (`typed`: every prefix of every word)
+    and the words of every heading are asked many words to a query (`Worker.failing_parts`:
+    a query fails when one of its words, alone, fails)."""
     text = site_text(site_root, lang)
     assert len(text["quotes"]) >= 10 and len(text["headings"]) >= 100, \
         (len(text["quotes"]), len(text["headings"]))
     messages = list(dict.fromkeys(q.text for q in text["quotes"]))
-    whole = list(dict.fromkeys(messages + text["headings"]))
-    prefixes = list(dict.fromkeys(p for m in messages for p in typed(m)[:-1]))
-    assert len(prefixes) > 1000, len(prefixes)
+    words = list(dict.fromkeys([p for m in messages for p in typed(m)[:-1]]
+                               + [w for h in text["headings"] for w in h.split()]))
+    assert len(words) > 1000, len(words)
     worker = workers[lang]
-    failed = worker.failures(whole) + worker.failing_parts(prefixes)
+    failed = worker.failures(messages) + worker.failing_parts(words)
     assert not failed, worker.explain(failed)
 
 
