@@ -24,14 +24,23 @@ NO_BROWSER = (f"no usable browser at {CHROME}: install chromium (apt-get install
 DESKTOP = {"width": 1280, "height": 900}
 
 
-# What a copy put on the clipboard (emptied before the click): waited for and read in one call,
-# so that the text asserted on is the text the wait saw.
-CLIPBOARD_FILLED = "async () => (await navigator.clipboard.readText()) || false"
+# What a copy put on the clipboard (emptied before the click), polled in the page. Not
+# wait_for_function: with an async predicate it resolves at once (the predicate's promise is
+# truthy), so a wait for the clipboard never waited, and a copy that landed late read "".
+CLIPBOARD_FILLED = """async (timeout) => {
+  const end = performance.now() + timeout;
+  for (;;) {
+    const text = await navigator.clipboard.readText();
+    if (text) return text;
+    if (performance.now() > end) throw new Error(`nothing on the clipboard after ${timeout} ms`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}"""
 
 
 def copied_text_of(page, timeout: int = 5_000) -> str:
     """The clipboard's text once a copy filled it (it was emptied before the copy)."""
-    return page.wait_for_function(CLIPBOARD_FILLED, polling=50, timeout=timeout).json_value()
+    return page.evaluate(CLIPBOARD_FILLED, timeout)
 
 
 # --- browser, server, pages ------------------------------------------------------------------
