@@ -124,8 +124,7 @@ def test_a_result_carries_only_the_blocks_of_its_section_that_can_show(site_root
     """Each result of each pasted message, in the served worker's answer: whole blocks of its
     section's text, no more than 1500 characters of HTML but for the last block (a result is at
     most 14em tall, and the whole text of some 200 sections, for a pasted message, made the
-    list slow to draw); the sections longer than that were cut. (Where the blocks start, the
-    first that holds a word of the query, is asked in the search box: test_search.py.)"""
+    list slow to draw); the sections longer than that were cut."""
     index = json.loads((site_root / "search" / f"search_index.{lang}.json").read_text())
     longest = {doc["location"]: len(doc["text"]) for doc in index["docs"]}
     messages = list(dict.fromkeys(q.text for q in site_text(site_root, lang)["quotes"]))
