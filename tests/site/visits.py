@@ -301,15 +301,20 @@ CODE_SPAN_COLOURS = """classes => {
 }"""
 
 
-def _code_spans(tab: Tab) -> dict:
-    """test_the_code_spans_the_build_drops_had_the_codes_own_colour, in both palettes."""
-    from pipeline.pages.page_weight import PLAIN_CLASSES
+def _in_both_palettes(tab: Tab, script: str, arg) -> dict:
+    """{scheme: what `script` returns} in Material's light and dark palettes, light again after."""
     found = {}
     for scheme in ("default", "slate"):
         tab.palette(scheme)
-        found[scheme] = tab.page.evaluate(CODE_SPAN_COLOURS, [*PLAIN_CLASSES, "k", "s2"])
+        found[scheme] = tab.page.evaluate(script, arg)
     tab.palette("default")
     return found
+
+
+def _code_spans(tab: Tab) -> dict:
+    """test_the_code_spans_the_build_drops_had_the_codes_own_colour, in both palettes."""
+    from pipeline.pages.page_weight import PLAIN_CLASSES
+    return _in_both_palettes(tab, CODE_SPAN_COLOURS, [*PLAIN_CLASSES, "k", "s2"])
 
 
 def _copy_buttons(tab: Tab, lang: str, url: str) -> dict:
@@ -401,13 +406,7 @@ NOTEBOOK_CODE_LOOKS = """classes => {
 def _notebook_code_spans(tab: Tab) -> dict:
     """test_the_notebook_code_spans_the_build_drops_look_like_the_code_around_them."""
     from pipeline.pages.page_weight import NOTEBOOK_PLAIN_CLASSES
-    found = {}
-    for scheme in ("default", "slate"):
-        tab.palette(scheme)
-        found[scheme] = tab.page.evaluate(NOTEBOOK_CODE_LOOKS,
-                                          [*NOTEBOOK_PLAIN_CLASSES, "k", "s2", "c1"])
-    tab.palette("default")
-    return found
+    return _in_both_palettes(tab, NOTEBOOK_CODE_LOOKS, [*NOTEBOOK_PLAIN_CLASSES, "k", "s2", "c1"])
 
 
 def _settled_palette(tab: Tab, scheme: str) -> None:
