@@ -398,24 +398,26 @@ def test_a_budgeted_run_keeps_its_budget_and_leaves_an_archive_add_records_takes
     archive = tmp_path / "out" / "records.tar.gz"
     scratch = tmp_path / "scratch"  # the run's temporary folders (TMPDIR)
     scratch.mkdir()
+    # 60 s: the GPU tests' slot (21 s) may run out under a loaded CI machine (a 30-s budget
+    # once left its end too few seconds to start the snippets) and still leave b2 its start.
     started = time.monotonic()
-    proc = gpu_run(root, {**gpu_box, "TMPDIR": str(scratch)}, "--budget", "30", "--wheels",
+    proc = gpu_run(root, {**gpu_box, "TMPDIR": str(scratch)}, "--budget", "60", "--wheels",
                    str(wheels), "--archive", str(archive),
                    "--only", "t/ok.py", "t/b1.py", "t/b2.py", "t/b3.py", timeout=120)
     took = time.monotonic() - started
     # The packages it installed from the wheels, and their cache, went with the run.
     assert not list(scratch.glob("gpu-wheels-*")), sorted(scratch.iterdir())
     assert proc.returncode == 1, proc.stdout + proc.stderr  # b2 stopped, a GPU test failed
-    assert took < 30 + 25, took  # the budget, and the archive's check after it
+    assert took < 60 + 25, took  # the budget, and the archive's check after it
     out = proc.stdout
     assert out.index("t/ok.py") < out.index("alone from now on") < out.index("t/b1.py") \
         < out.index("t/b2.py")  # alone: in the order of --only, benchmarks after the shared
     (m,) = records.load_all(root / "results", root / "snippets")
     b1 = next(r for r in m.records if r.snippet == "t/b1.py")
     assert b1.data["stdout"].startswith("keras from wheels\ndeadline in ")
-    assert 0 < int(b1.data["stdout"].split()[-1]) <= 30
+    assert 0 < int(b1.data["stdout"].split()[-1]) <= 60
     run = m.data["run"]
-    assert run["budget_seconds"] == 30 and run["not_run"] == {
+    assert run["budget_seconds"] == 60 and run["not_run"] == {
         "t/b3.py": "not run: the run's time budget was spent"}
     assert "at the end of the run's time budget" in run["failed"]["t/b2.py"]
     assert run["gpu_tests"]["passed"] == 1
