@@ -97,10 +97,13 @@ class MiniProject:
 # so that they finish together instead of one worker running test_links.py alone at the end.
 # Modules that read the built site alternate with modules that do not: while the first worker
 # builds the site, the second runs tests that need no site.
-SLOW_FIRST = ["test_search.py", "test_cudnn_check.py", "test_pages.py", "test_cudnn_speedup.py",
-              "test_charts_and_tables.py", "test_checker_probe.py", "test_notebook_pages.py",
-              "test_gpu_run.py", "test_links.py", "test_legacy.py", "test_search_worker.py",
-              "test_notebook.py", "test_finding.py", "test_rnn_limits_py.py"]
+# (The browser modules take most of their pages' runs from results/browser/: see
+# tests/site/committed.py. Measured by benchmarks/ci_time.py on a fresh clone, 2026-11-29.)
+SLOW_FIRST = ["test_checker_probe.py", "test_search_worker.py", "test_gpu_run.py",
+              "test_search.py", "test_cudnn_speedup.py", "test_finding.py",
+              "test_rnn_limits_py.py", "test_pages.py", "test_kernel_messages.py",
+              "test_links.py", "test_mixed_precision_matrix.py", "test_checker_blind_spots.py",
+              "test_versions.py", "test_cudnn_check.py", "test_legacy.py", "test_notebook.py"]
 
 
 def pytest_collection_modifyitems(items):
@@ -280,3 +283,38 @@ if os.environ.get("TIMELINE_FILE"):  # benchmarks/ci_time.py: where CI's time go
 
 # The browser tests' fixtures (tests/chromium.py), defined once for every module that uses them.
 from chromium import browser, open_tab, server, site_root  # noqa: E402,F401
+
+
+# What the browser tests took from their committed runs and made again (tests/site/committed.py):
+# each worker sends its counts to the controller, which prints them once.
+_BROWSER_RUNS: dict[str, list[str]] = {}
+
+
+def _add_browser_runs(runs: dict) -> None:
+    for why, names in runs.items():
+        _BROWSER_RUNS.setdefault(why, []).extend(names)
+
+
+def pytest_sessionfinish(session):
+    committed = sys.modules.get("committed")
+    if committed is None:
+        return
+    if hasattr(session.config, "workeroutput"):  # a pytest-xdist worker
+        session.config.workeroutput["browser_runs"] = committed.RUNS
+    else:
+        _add_browser_runs(committed.RUNS)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook; a GPU machine's pytest may lack it
+def pytest_testnodedown(node, error):
+    _add_browser_runs(getattr(node, "workeroutput", {}).get("browser_runs", {}))
+
+
+def pytest_terminal_summary(terminalreporter):
+    committed = sys.modules.get("committed")
+    if not any(_BROWSER_RUNS.values()):
+        return
+    if committed is None:
+        sys.path.insert(0, str(REPO / "tests" / "site"))
+        import committed
+    terminalreporter.write_line(committed.summary(_BROWSER_RUNS))

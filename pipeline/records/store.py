@@ -41,6 +41,7 @@ MATRIX_DIR = "versions"  # results/versions/: the version matrix's cells (pipeli
 RECORDED_STATUS = "ok"  # only what succeeded is recorded; skips and failures go in machine.json
 # results/outputs/ (OUTPUTS_DIR): the committed outputs of this project's CPU runs, "needs a
 # GPU" included (pipeline/records/outputs.py), in the same format; not a machine's records
+BROWSER_DIR = "browser"  # results/browser/: the browser tests' committed runs (tests/site/committed.py)
 
 
 class RecordError(ValueError):
@@ -216,8 +217,8 @@ def current_hashes(snippets_root: Path) -> dict[str, str]:
 def load_all(results: Path, snippets_root: Path) -> list[Machine]:
     """Every machine under results/ with its records, checked; stale ones marked. Hidden
     folders (a record being written) are ignored, and so are results/versions/, whose cells are
-    read by loading that folder itself, and results/outputs/ (this project's own CPU runs, which
-    the runner takes as its cache's). Raises RecordError on anything damaged."""
+    read by loading that folder itself, results/outputs/ (this project's own CPU runs, which
+    the runner takes as its cache's) and results/browser/ (the browser tests'). Raises RecordError on anything damaged."""
     results = Path(results)
     if not results.is_dir():
         return []
@@ -227,7 +228,7 @@ def load_all(results: Path, snippets_root: Path) -> list[Machine]:
         hashes = {}  # the runner reports a bad header; records then all read as stale
     machines = []
     for folder in sorted(p for p in results.iterdir() if p.is_dir() and not p.name.startswith(".")
-                         and p.name not in (MATRIX_DIR, OUTPUTS_DIR)):
+                         and p.name not in (MATRIX_DIR, OUTPUTS_DIR, BROWSER_DIR)):
         machine_file = folder / MACHINE_FILE
         if not machine_file.is_file():
             raise RecordError(f"{folder}: no {MACHINE_FILE} (every machine folder says what "

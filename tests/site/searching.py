@@ -26,6 +26,7 @@ import pytest
 from bs4 import BeautifulSoup
 from hypothesis import strategies as st
 
+import committed
 from built_pages import opened
 from browsing import LANGS, RESULTS, path_of
 from chromium import START_WORKER, copied_text_of
@@ -294,24 +295,35 @@ PHONE = {"width": 390, "height": 844}
 def pasted(browser, server, site_root):
     """Each quoted message, and each GPU question (GPU_QUESTIONS), pasted whole into the search
     box of the home page of each language, on a phone's screen (390 px), in one page per
-    language for the module: {lang: {query: Pasted}}."""
+    language for the module: {lang: {query: Pasted}}; taken from its committed run when nothing
+    it read has changed (committed.py)."""
     if isinstance(browser, str):
         pytest.fail(browser, pytrace=False)
+    store = committed.for_site(site_root, browser.version)
     found = {}
     for lang in LANGS:
-        context = browser.new_context(service_workers="block", viewport=PHONE)
-        page = context.new_page()
-        page.goto(server + path_of(lang, ""))
-        page.locator("label.md-header__button[for='__search']").click()
         queries = list(dict.fromkeys([quote.text for quote in site_text(site_root, lang)["quotes"]]
                                      + [question for question, _ in GPU_QUESTIONS[lang]]))
-        answers = page.evaluate(PASTE_ALL, [queries, RESULTS, MEASURED_EVERY])
+        # the index is named whether or not the page's requests show the worker fetching it
+        inputs, index = [queries, RESULTS, MEASURED_EVERY, PHONE], f"search/search_index.{lang}.json"
+        answers = store.taken(f"pasted-{lang}", Path(__file__), inputs)
+        if answers is None:
+            context = browser.new_context(service_workers="block", viewport=PHONE)
+            page = context.new_page()
+            requests = []
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(server + path_of(lang, ""))
+            page.locator("label.md-header__button[for='__search']").click()
+            answers = page.evaluate(PASTE_ALL, [queries, RESULTS, MEASURED_EVERY])
+            context.close()
+            files = sorted(set(committed.requested_files(requests, server)) | {index})
+            if all(a["hrefs"] and not a["again"] for a in answers):  # a slow answer: not kept
+                store.keep(f"pasted-{lang}", Path(__file__), files, answers, inputs)
         found[lang] = {q: Pasted([urlsplit(h) for h in a["hrefs"]], a["why"], a["pages"])
                        for q, a in zip(queries, answers)}
         for q, a in zip(queries, answers):
             if a["again"]:
                 warnings.warn(f"search {q!r}: no result in 15 s, a key pressed again")
-        context.close()
     return found
 
 

@@ -6,10 +6,13 @@ answer.
 (Shared helpers: tests/site/searching.py.)"""
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from urllib.parse import parse_qs, quote_plus, urlsplit
 
 import pytest
 
+import committed
 from browsing import LANGS, index_requests, path_of
 from chromium import report
 from searching import GPU_QUESTIONS, LANDING, WORD_CHAR, copied_text, pasted, site_text
@@ -72,7 +75,7 @@ def test_a_message_the_troubleshooting_page_quotes_lists_its_section_first(site_
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_first_result_of_a_pasted_message_reads_and_copies_as_without_the_search(
-        site_root, pasted, open_tab, lang):
+        site_root, pasted, open_tab, browser, server, lang):
     """Open the first result of each quoted message, as a click does (`?h=` carries the terms;
     a page is opened once, with the terms of every message whose first result it is): the page's
     text is exactly its text without `?h=`, nothing is wrapped in <mark>, the terms are marked
@@ -85,20 +88,19 @@ def test_the_first_result_of_a_pasted_message_reads_and_copies_as_without_the_se
         firsts.setdefault(hrefs[0].path, set()).update(
             parse_qs(hrefs[0].query).get("h", [""])[0].split())
     assert len(firsts) >= 2, firsts
+    firsts = {path: sorted(terms) for path, terms in sorted(firsts.items())}
+    store = committed.for_site(site_root, browser.version)
+    opened = store.taken(f"first-results-{lang}", Path(__file__), firsts)
+    if opened is None:
+        opened, requests = _opened(open_tab, firsts)
+        store.keep(f"first-results-{lang}", Path(__file__),
+                   committed.requested_files(requests, server), opened, firsts)
     problems = []
-    for path, terms in sorted(firsts.items()):
-        plain = open_tab(path, clipboard=True)
-        plain_text, plain_copy = plain.page.evaluate(LANDING)["text"], copied_text(plain)
-        # the result opened in the same tab, as a click on the site takes a reader there: the
-        # site's scripts and styles come from the browser's cache, not loaded and compiled again
-        # (its requests, searched for the index below, are both pages')
-        landed = plain
-        landed.goto(f"{path}?h={quote_plus(' '.join(sorted(terms)))}")
-        landed.settle()
-        seen = landed.page.evaluate(LANDING)
-        if seen["text"] != plain_text:
-            problems.append(f"{path}: the text differs with ?h= ({len(seen['text'])} vs "
-                            f"{len(plain_text)} characters)")
+    for path, terms in firsts.items():
+        plain, seen = opened[path]["plain"], opened[path]["seen"]
+        if seen["text"] != plain["text"]:
+            problems.append(f"{path}: the text differs with ?h= ({seen['length']} vs "
+                            f"{plain['length']} characters)")
         if seen["marks"]:
             problems.append(f"{path}: {seen['marks']} <mark> elements in the page")
         if "h=" in urlsplit(seen["url"]).query:
@@ -111,15 +113,42 @@ def test_the_first_result_of_a_pasted_message_reads_and_copies_as_without_the_se
                     or not any(r["text"].lower() == t[:len(r["text"])] for t in long_terms)):
                 problems.append(f"{path}: marked {r['text']!r} after {r['before']!r}")
                 break
-        copied = copied_text(landed)
-        if copied != plain_copy:
-            problems.append(f"{path}: the copy button copies {copied[:80]!r} with ?h=, "
-                            f"{plain_copy[:80]!r} without")
-        if index_requests(landed):
-            problems.append(f"{path}: the page downloaded the search index: {index_requests(landed)}")
-        problems += landed.problems
-        landed.context.close()  # done with: its pages stop taking memory and CPU
+        if seen["copied"] != plain["copied"]:
+            problems.append(f"{path}: the copy button copies {seen['copied_start']!r} with ?h=, "
+                            f"{plain['copied_start']!r} without")
+        if opened[path]["index"]:
+            problems.append(f"{path}: the page downloaded the search index: {opened[path]['index']}")
+        problems += opened[path]["problems"]
     assert not problems, report(lang, problems)
+
+
+def _opened(open_tab, firsts: dict[str, list[str]]) -> tuple[dict, list[str]]:
+    """Each first result opened plain, then with `?h=` and its terms: what LANDING and the copy
+    button found (texts and copies as hashes, with their lengths and starts), the search
+    index's requests and what the page complained about; and every request of the tabs."""
+    def read(tab) -> dict:
+        seen, copied = tab.page.evaluate(LANDING), copied_text(tab) or ""
+        return {**seen, "text": _digest(seen["text"]), "length": len(seen["text"]),
+                "copied": _digest(copied), "copied_start": copied[:80]}
+
+    opened, requests = {}, []
+    for path, terms in firsts.items():
+        tab = open_tab(path, clipboard=True)
+        plain = read(tab)
+        # the result opened in the same tab, as a click on the site takes a reader there: the
+        # site's scripts and styles come from the browser's cache, not loaded and compiled again
+        # (its requests, searched for the index below, are both pages')
+        tab.goto(f"{path}?h={quote_plus(' '.join(terms))}")
+        tab.settle()
+        opened[path] = {"plain": plain, "seen": read(tab), "index": index_requests(tab),
+                        "problems": list(tab.problems)}
+        requests += tab.requests
+        tab.context.close()  # done with: its pages stop taking memory and CPU
+    return opened, requests
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @pytest.mark.parametrize("lang", LANGS)

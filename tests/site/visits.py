@@ -22,6 +22,7 @@ that reads it fails with it; the steps after it still run.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -37,11 +38,12 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from browsing import (ANTI_ALIASING_LEVELS, ARTIFACTS, CHANGED_STYLES, CHART_PAGES, COPY_CASES,
                       DIAGRAM_PAGES, NOTEBOOK_PAGES, PHONE, PHONE_390, SNAPSHOT_STYLES,
-                      TABLE_PAGES, TWO_FRAMES, WATCH_HTML, WATCH_SWITCHING, WIDE_PAGES,
+                      SOURCES, TABLE_PAGES, TWO_FRAMES, WATCH_HTML, WATCH_SWITCHING, WIDE_PAGES,
                       at_each_width, open_every_collapsed_block, path_of, pixels, screenshot,
                       titled_embeds)
+import committed
 from chromium import DESKTOP, Tab, clear_storage, copied_text_of, reused_context
-from conftest import XDIST_WORKER
+from conftest import REPO, XDIST_WORKER
 
 # On a phone, the pages whose charts, wide boxes or tables are measured (the three checks of
 # test_charts_and_tables.py's phone test).
@@ -550,7 +552,7 @@ def _phone(browser, origin: str, lang: str, url: str) -> dict:
     finally:
         clear_storage(tab.page)
         tab.page.close()
-    return found
+    return found, tab.requests
 
 
 def _desktop(browser, origin: str, lang: str, url: str) -> dict:
@@ -582,7 +584,7 @@ def _desktop(browser, origin: str, lang: str, url: str) -> dict:
     finally:
         clear_storage(tab.page)
         tab.page.close()
-    return found
+    return found, tab.requests
 
 
 _MADE: dict[tuple[str, str, str], dict] = {}  # this process's visits
@@ -608,10 +610,29 @@ class Visit:
         return self.found[name]["problems"]
 
 
+def committed_name(kind: str, lang: str, url: str) -> str:
+    """The name of a visit's committed run: visits/phone-es-troubleshooting_keras_."""
+    return "visits/" + f"{kind}-{lang}-{url}".replace("/", "_")
+
+
+def _inputs(kind: str, lang: str, url: str) -> dict:
+    """What decides a visit besides the files it asks the site for and the code: the page's
+    sources (which steps run, the titles the copy step looks for), and the notebook's full CSS."""
+    source = SOURCES[url]
+    twin = source.with_name(source.name.removesuffix(".md") + ".es.md")
+    found = {p.relative_to(REPO).as_posix(): committed.sha(p) for p in (source, twin) if p.is_file()}
+    if kind == "desktop" and (lang, url) in NOTEBOOK_PAGES:
+        from pipeline.pages.notebook_html import jupyter_css
+        found["jupyter_css"] = hashlib.sha256(json.dumps(jupyter_css(), sort_keys=True)
+                                              .encode()).hexdigest()
+    return found
+
+
 @pytest.fixture
 def visit(browser, request, tmp_path_factory):
     """visit(kind, lang, url) -> Visit: the page's visit of that kind ("phone" or "desktop"),
-    made once for the run: by this process, or read from the worker that made it."""
+    made once for the run: by this process, or read from the worker that made it, or taken from
+    its committed run when nothing it read has changed (committed.py)."""
     shared = tmp_path_factory.getbasetemp().parent / "visits" if XDIST_WORKER else None
 
     def get(kind: str, lang: str, url: str) -> Visit:
@@ -619,12 +640,23 @@ def visit(browser, request, tmp_path_factory):
             pytest.fail(browser, pytrace=False)
         key = (kind, lang, url)
         if key not in _MADE:
-            make = {"phone": _phone, "desktop": _desktop}[kind]
-            origin = request.getfixturevalue("server")
-            if shared is None:  # as JSON, as a worker reads it from another
-                _MADE[key] = json.loads(json.dumps(make(browser, origin, lang, url)))
-            else:
-                _MADE[key] = _shared(shared, key, lambda: make(browser, origin, lang, url))
+            name = committed_name(kind, lang, url)
+            store = committed.for_site(request.getfixturevalue("site_root"), browser.version)
+            inputs = _inputs(kind, lang, url)
+            _MADE[key] = store.taken(name, Path(__file__), inputs)
+            if _MADE[key] is None:
+                origin = request.getfixturevalue("server")
+
+                def make() -> dict:
+                    found, requests = {"phone": _phone, "desktop": _desktop}[kind](
+                        browser, origin, lang, url)
+                    found = json.loads(json.dumps(found))  # as a worker reads it from another
+                    if not any("error" in step for step in found.values()):
+                        store.keep(name, Path(__file__), committed.requested_files(requests, origin),
+                                   found, inputs)
+                    return found
+
+                _MADE[key] = make() if shared is None else _shared(shared, key, make)
         return Visit(kind, lang, url, _MADE[key])
 
     return get
