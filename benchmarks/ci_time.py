@@ -261,6 +261,9 @@ def clone_figures(tmp: Path) -> int:
           f"{'met' if total <= CI_TARGET else 'MISSED'}; limit {CI_LIMIT} s: "
           f"{'met' if total <= CI_LIMIT else 'MISSED'}; make test exit {proc.returncode}: {last})")
     print(f"busy cores, minute by minute: {cores.by_minute(start)}")
+    # what the browser tests took from results/browser/ and made again (tests/site/committed.py)
+    print(next((line for line in proc.stdout.splitlines() if line.startswith("browser runs:")),
+               "browser runs: no line from pytest"))
     print_cost_per_unit(clone, end - (snippets_end or tests_start), total)
     print_timeline(tmp)
     print_failures(proc.stdout)

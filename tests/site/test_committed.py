@@ -106,7 +106,8 @@ def test_every_committed_run_is_of_a_page_or_language_the_tests_still_visit():
     from browsing import LANGS, PAGES
     from visits import committed_name
     known = {committed_name(kind, lang, url) for lang, url in PAGES for kind in ("phone", "desktop")}
-    known |= {f"{run}-{lang}" for run in ("pasted", "first-results") for lang in LANGS}
+    known |= {f"{run}-{lang}" for run in ("pasted", "first-results", "worker-queries")
+              for lang in LANGS}
     kept = {p.relative_to(committed.STORE).with_suffix("").as_posix()
             for p in committed.STORE.rglob("*.json")}
     assert kept, f"no committed browser run in {committed.STORE}"
