@@ -120,17 +120,34 @@ def requested_files(urls: list[str], origin: str) -> list[str]:
 
 
 @functools.cache
-def for_site(site_root: Path, chromium_version: str) -> "Browser":
-    """The session's committed runs for this built site and this Chromium (its files hashed once)."""
-    return Browser(site_root, chromium_version)
+def for_site(site_root: Path, chromium_version: str, origin: str) -> "Browser":
+    """The session's committed runs for this built site, served at `origin`, and this Chromium
+    (its files hashed once)."""
+    return Browser(site_root, chromium_version, origin)
+
+
+# What a run's data holds in place of the address it was served at (a free port, another each
+# session): a run taken from here reads the current one.
+ORIGIN = "@ORIGIN@"
+
+
+def _shape(data):
+    """The data with every number (a position, a size: they vary from one load of a page to the
+    next) made 0, for telling a run made again from its committed one."""
+    if isinstance(data, dict):
+        return {k: _shape(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_shape(v) for v in data]
+    return 0 if isinstance(data, (int, float)) and not isinstance(data, bool) else data
 
 
 class Browser:
     """The committed runs of one session, for one built site and one Chromium."""
 
-    def __init__(self, site_root: Path, chromium_version: str):
+    def __init__(self, site_root: Path, chromium_version: str, origin: str):
         self.site_root = site_root
         self.chromium = chromium_version
+        self.origin = origin
         self._files: dict[str, str | None] = {}
 
     def _site_file(self, rel: str) -> str | None:
@@ -155,7 +172,7 @@ class Browser:
         why = _why_made(name)
         if why is None:
             try:
-                kept = json.loads((STORE / f"{name}.json").read_text(encoding="utf-8"))
+                kept = self._read(STORE / f"{name}.json")
                 if kept["key"] == self.key(driver, kept["requested"], inputs):
                     RUNS["taken"].append(name)
                     return kept["data"]
@@ -164,6 +181,9 @@ class Browser:
                 why = "none committed"
         RUNS.setdefault(why, []).append(name)
         return None
+
+    def _read(self, file: Path) -> dict:
+        return json.loads(file.read_text(encoding="utf-8").replace(ORIGIN, self.origin))
 
     def keep(self, name: str, driver: Path, files: list[str], data, inputs=None) -> None:
         """Write a run just made, with its key (atomically: a reader never sees half a file)."""
@@ -174,21 +194,22 @@ class Browser:
             "chromium": self.chromium, "machine": _machine(),
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}, "data": data}
         target = STORE / f"{name}.json"
+        data = json.loads(json.dumps(data))  # as it reads back
         try:
-            old = json.loads(target.read_text(encoding="utf-8"))
+            old = self._read(target)
         except (OSError, ValueError):
             old = {}
-        if old.get("key") == key and old.get("data") == json.loads(json.dumps(data)):
+        if old.get("key") == key and old.get("data") == data:
             return  # the same run again: the committed file stays as it is (no new date)
-        if old.get("key") == key:
+        if old.get("key") == key and _shape(old.get("data")) != _shape(data):
             # a sample made again: the same inputs gave other data (an input the key misses,
-            # or a measurement that varies); the checks asserted on the new data
+            # or a measurement that varies), past its numbers; the checks asserted on the new data
             warnings.warn(f"{target.relative_to(REPO)}: made again with the same key, its data "
                           f"differ from the committed run's: {_first_difference(old['data'], data)}")
         target.parent.mkdir(parents=True, exist_ok=True)
         part = target.with_name(f".{target.name}.{os.getpid()}.part")
-        part.write_text(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n",
-                        encoding="utf-8")
+        text = json.dumps(record, sort_keys=True, separators=(",", ":")).replace(self.origin, ORIGIN)
+        part.write_text(text + "\n", encoding="utf-8")
         part.replace(target)
 
 

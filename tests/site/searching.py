@@ -299,7 +299,7 @@ def pasted(browser, server, site_root):
     it read has changed (committed.py)."""
     if isinstance(browser, str):
         pytest.fail(browser, pytrace=False)
-    store = committed.for_site(site_root, browser.version)
+    store = committed.for_site(site_root, browser.version, server)
     found = {}
     for lang in LANGS:
         queries = list(dict.fromkeys([quote.text for quote in site_text(site_root, lang)["quotes"]]

@@ -91,7 +91,7 @@ def test_the_first_result_of_a_pasted_message_reads_and_copies_as_without_the_se
     firsts = {path: sorted(terms) for path, terms in sorted(firsts.items())}
     if isinstance(browser, str):
         pytest.fail(browser, pytrace=False)
-    store = committed.for_site(site_root, browser.version)
+    store = committed.for_site(site_root, browser.version, server)
     opened = store.taken(f"first-results-{lang}", Path(__file__), firsts)
     if opened is None:
         opened, requests = _opened(open_tab, firsts)

@@ -65,7 +65,7 @@ def test_query_syntax_in_a_pasted_line_is_searched_as_text(workers, lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_quoted_message_and_heading_pasted_whole_or_typed_key_by_key(
-        site_root, browser, request, lang):
+        site_root, browser, server, request, lang):
     """Every message the pages quote (in a heading, or a message block), pasted whole and typed
     one key at a time, and every heading: the worker answers each query without an error. The
     messages are asked one to a query; what typing asks (`typed`: every prefix of every word)
@@ -85,7 +85,7 @@ def test_every_quoted_message_and_heading_pasted_whole_or_typed_key_by_key(
                    + [f"search/search_index.{lang}.json", path_of(lang, "").lstrip("/") + "index.html"])
     if isinstance(browser, str):
         pytest.fail(browser, pytrace=False)
-    store = committed.for_site(site_root, browser.version)
+    store = committed.for_site(site_root, browser.version, server)
     found = store.taken(f"worker-queries-{lang}", Path(__file__), [messages, words])
     if found is None:
         worker = request.getfixturevalue("workers")[lang]

@@ -641,7 +641,8 @@ def visit(browser, request, tmp_path_factory):
         key = (kind, lang, url)
         if key not in _MADE:
             name = committed_name(kind, lang, url)
-            store = committed.for_site(request.getfixturevalue("site_root"), browser.version)
+            store = committed.for_site(request.getfixturevalue("site_root"), browser.version,
+                                      request.getfixturevalue("server"))
             inputs = _inputs(kind, lang, url)
             _MADE[key] = store.taken(name, Path(__file__), inputs)
             if _MADE[key] is None:
