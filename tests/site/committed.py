@@ -4,7 +4,8 @@ it, so that a fresh clone makes again only the runs whose inputs changed, as com
 for snippets (pipeline/records/outputs.py). The checks always assert on the data: what is taken
 from here is the browser's measurement, never a verdict.
 
-    results/browser/<run>.json   {"key", "requested", "provenance", "data"}
+    results/browser/<run>.json   {"key", "requested", "provenance", "data"}; the address the
+                                 site was served at is stored as @ORIGIN@
 
 The key hashes: each file of the built site the run asked for (its requests, as the Tab records
 them: the page, its styles and scripts, the blocks and charts it loaded, a page it went on to),
@@ -12,7 +13,8 @@ the files the caller names (the search index), the test code that drives the bro
 caller's other inputs (the queries pasted), and the browser and what draws the page: Chromium's
 release, Playwright's, numpy's and Pillow's, and the fonts fontconfig lists. A run is taken
 from here only when that key is the same now; otherwise it is made again, and written here
-(unless a step of it raised: a flaky error is not kept).
+(the callers leave out a run in which a step raised, an answer came late or a query failed:
+a flake is never kept, and a failure is looked at again in the next run).
 
 Each session also makes again about one run in SAMPLE_ONE_IN, chosen by the commit, whatever its
 key says: a key that misses an input is found by a run that disagrees with its committed data.
