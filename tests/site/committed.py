@@ -13,8 +13,8 @@ the files the caller names (the search index), the test code that drives the bro
 caller's other inputs (the queries pasted), and the browser and what draws the page: Chromium's
 release, Playwright's, numpy's and Pillow's, and the fonts fontconfig lists. A run is taken
 from here only when that key is the same now; otherwise it is made again, and written here
-(the callers leave out a run in which a step raised, an answer came late or a query failed:
-a flake is never kept, and a failure is looked at again in the next run).
+(the callers leave out a run in which a step raised, a pasted message's results came late or
+found nothing, or the search worker failed a query: those are asked again in the next run).
 
 Each session also makes again about one run in SAMPLE_ONE_IN, chosen by the commit, whatever its
 key says: a key that misses an input is found by a run that disagrees with its committed data.
