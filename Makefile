@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 SITE_STAMP := $(VENV)/.site-installed
 TEST_STAMP := $(VENV)/.test-installed
+BYTECODE_STAMP := $(VENV)/.bytecode-compiled
 NODE_TOOLS := node_modules/.package-lock.json
 export NO_MKDOCS_2_WARNING := 1
 
@@ -11,11 +12,14 @@ export NO_MKDOCS_2_WARNING := 1
 
 # Not strict while serving: a failing snippet shows an error box in its page and the server keeps
 # running (strict mode would stop it). `make build` and CI stay strict. --dirty: after the first
-# build, a rebuild builds the pages an edit touches (pipeline/pages/changed_pages.py).
+# build, a rebuild builds the pages an edit touches (pipeline/pages/changed_pages.py). The
+# server does not wait for the packages' bytecode (BYTECODE_STAMP): it is compiled beside the
+# first build, at the lowest priority, when it is missing.
 serve: $(SITE_STAMP) $(NODE_TOOLS)  ## serve at http://127.0.0.1:8000 with live reload
+	@[ $(BYTECODE_STAMP) -nt $(SITE_STAMP) ] || (nice -n 19 sh -c '$(COMPILE_BYTECODE)' &)
 	$(BIN)/mkdocs serve --no-strict --dirty --dev-addr 127.0.0.1:8000
 
-build: $(SITE_STAMP) $(NODE_TOOLS)  ## strict build into site/
+build: $(SITE_STAMP) $(BYTECODE_STAMP) $(NODE_TOOLS)  ## strict build into site/
 	$(BIN)/mkdocs build --strict
 
 # Test modules run in parallel, one worker more than the cores, up to 4 (pytest-xdist; a module
@@ -25,23 +29,23 @@ build: $(SITE_STAMP) $(NODE_TOOLS)  ## strict build into site/
 # 3, 801 s with 4); the snippets run first, alone, then the site builds beside tests that do not
 # read it (tests/conftest.py).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); n=$$((n + 1)); [ $$n -gt 4 ] && n=4; echo $$n)
-test: $(SITE_STAMP) $(TEST_STAMP) $(NODE_TOOLS)  ## the whole CPU test suite
+test: $(SITE_STAMP) $(TEST_STAMP) $(BYTECODE_STAMP) $(NODE_TOOLS)  ## the whole CPU test suite
 	$(BIN)/python -m pytest -m "not gpu" -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-test-gpu: $(SITE_STAMP) $(TEST_STAMP) $(NODE_TOOLS)  ## the tests that need a GPU
+test-gpu: $(SITE_STAMP) $(TEST_STAMP) $(BYTECODE_STAMP) $(NODE_TOOLS)  ## the tests that need a GPU
 	$(BIN)/python -m pytest -m gpu
 
-snippets: $(SITE_STAMP)  ## run stale snippets and print a summary
+snippets: $(SITE_STAMP) $(BYTECODE_STAMP)  ## run stale snippets and print a summary
 	$(BIN)/python -m pipeline.runner
 
 # Commit results/outputs/ after it: a fresh clone (CI) then runs only the snippets that changed
 # since (pipeline/records/outputs.py).
-save-outputs: $(SITE_STAMP)  ## run stale snippets, then save their outputs to results/outputs/
+save-outputs: $(SITE_STAMP) $(BYTECODE_STAMP)  ## run stale snippets, then save their outputs to results/outputs/
 	$(BIN)/python -m pipeline.runner
 	$(BIN)/python -m pipeline.records.outputs
 	$(BIN)/python -m pipeline.claims.keras_migration --save
 
-bench-build: $(SITE_STAMP) $(NODE_TOOLS)  ## cold/warm build times and re-execution count
+bench-build: $(SITE_STAMP) $(BYTECODE_STAMP) $(NODE_TOOLS)  ## cold/warm build times and re-execution count
 	$(BIN)/python benchmarks/build_speed.py
 
 $(VENV)/bin/python:
@@ -53,11 +57,15 @@ $(BIN)/uv: | $(VENV)/bin/python
 
 # uv installs the pinned requirements: on the 2-core machine about 55 s instead of pip's 130 s (it
 # downloads and unpacks in parallel). The package sources are the ones the requirements files
-# name, every one asked for every package, as pip does (--index-strategy). Bytecode is compiled
-# at install, as pip does: snippets run with PYTHONDONTWRITEBYTECODE=1 and would otherwise
-# compile TensorFlow's modules each time.
-UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode \
+# name, every one asked for every package, as pip does (--index-strategy).
+UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python \
 	--index-strategy unsafe-best-match
+# Bytecode is compiled after the install, not by it (uv's --compile-bytecode: the same 37 s on
+# 2 cores), so that `make serve` need not wait for it; every target that runs snippets does:
+# snippets run with PYTHONDONTWRITEBYTECODE=1 and would otherwise compile TensorFlow's modules
+# each time. compileall exits 1 for a file written for a newer Python (PyTorch's
+# py312_intrinsics.py), which uv skips too: only its end counts.
+COMPILE_BYTECODE = $(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null 2>&1; touch $(BYTECODE_STAMP)
 # nvidia-cudnn-cu12 (ours) and nvidia-cudnn-cu13 (PyTorch's pin) both write
 # site-packages/nvidia/cudnn, and the wheel written last owns those files. uv writes wheels in
 # parallel, so which one won changed from one fresh clone to the next. The cu12 wheel is written
@@ -72,6 +80,10 @@ $(SITE_STAMP): requirements.txt | $(BIN)/uv
 $(TEST_STAMP): requirements-test.txt $(SITE_STAMP)
 	$(UV_INSTALL) -r requirements-test.txt
 	touch $@
+
+# After the test packages when a target wants both (make builds prerequisites in order).
+$(BYTECODE_STAMP): $(SITE_STAMP)
+	$(COMPILE_BYTECODE)
 
 # The JavaScript libraries the build runs in Node (pipeline/pages/static_render.mjs: diagrams, math, CSS),
 # from the npm registry at the versions in package-lock.json. npm ci rewrites the stamp file.

@@ -213,7 +213,7 @@ class Cores:
                 minutes.setdefault(int((t - start) // 60), []).append(c)
         return " ".join(f"{sum(v) / len(v):.1f}" for _, v in sorted(minutes.items()))
 # What `make test` builds before it runs pytest (the Makefile's stamps).
-SETUP_TARGETS = [".venv/.site-installed", ".venv/.test-installed",
+SETUP_TARGETS = [".venv/.site-installed", ".venv/.test-installed", ".venv/.bytecode-compiled",
                  "node_modules/.package-lock.json"]
 
 
