@@ -28,6 +28,8 @@ from pathlib import Path
 from pipeline.pages import troubleshooting_pages
 
 SITE_WIDE = ("mkdocs.yml", "overrides", "pipeline", "data", "results")
+# Under SITE_WIDE, but read by no page: the browser tests' committed runs (tests/site/committed.py).
+NOT_READ = ("results/browser",)
 _WORD = re.compile(r"[\w./-]+")
 
 
@@ -38,7 +40,8 @@ def tree_state(root: Path, names=SITE_WIDE) -> str:
         top = root / name
         paths = [top] if top.is_file() else sorted(
             Path(d) / f for d, dirs, files in os.walk(top)
-            if "__pycache__" not in Path(d).parts for f in files)
+            if "__pycache__" not in Path(d).parts
+            and not any(Path(d).is_relative_to(root / n) for n in NOT_READ) for f in files)
         for path in paths:
             try:
                 st = path.stat()

@@ -129,3 +129,16 @@ def test_a_dirty_rebuild_builds_what_an_edit_touched_and_search_finds_every_page
     docs = json.loads((site / "search" / "search_index.json").read_text())["docs"]
     assert {"", "shows/", "plain/"} <= {d["location"].split("#")[0] for d in docs}, docs
     assert any("edited" in d["text"] for d in docs)
+
+
+def test_the_browser_tests_runs_change_no_page(tmp_path):
+    """results/ is read by every page, but not results/browser/ (the browser tests' committed
+    runs, which `make test` rewrites): a change there does not rebuild the site under serve."""
+    from pipeline.pages.changed_pages import tree_state
+    (tmp_path / "results" / "browser" / "visits").mkdir(parents=True)
+    (tmp_path / "results" / "m").mkdir()
+    before = tree_state(tmp_path)
+    (tmp_path / "results" / "browser" / "visits" / "phone-en-.json").write_text("{}")
+    assert tree_state(tmp_path) == before
+    (tmp_path / "results" / "m" / "machine.json").write_text("{}")
+    assert tree_state(tmp_path) != before

@@ -248,7 +248,7 @@ def test_serve_shows_the_error_box_and_keeps_running(mini):
 
 def make_serve_flags() -> list[str]:
     """The flags `make serve` (the README's command) gives `mkdocs serve`, without the address."""
-    recipe = re.search(r"^serve:.*\n(?:#.*\n)*\t\$\(BIN\)/mkdocs serve (.*)$",
+    recipe = re.search(r"^serve:.*\n(?:[#\t].*\n)*?\t\$\(BIN\)/mkdocs serve (.*)$",
                        (REPO / "Makefile").read_text(), re.M)
     assert recipe, "no `mkdocs serve` line in the Makefile's serve target"
     flags = recipe.group(1).split()
