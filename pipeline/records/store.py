@@ -218,7 +218,8 @@ def load_all(results: Path, snippets_root: Path) -> list[Machine]:
     """Every machine under results/ with its records, checked; stale ones marked. Hidden
     folders (a record being written) are ignored, and so are results/versions/, whose cells are
     read by loading that folder itself, results/outputs/ (this project's own CPU runs, which
-    the runner takes as its cache's) and results/browser/ (the browser tests'). Raises RecordError on anything damaged."""
+    the runner takes as its cache's) and results/browser/ (the browser tests'). Raises
+    RecordError on anything damaged."""
     results = Path(results)
     if not results.is_dir():
         return []
