@@ -1,5 +1,5 @@
-"""What a rebuild reuses (`make serve` keeps its process): a page's search entries, a snippet's
-imports and a library file's answers are reused while their inputs are unchanged, and made
+"""What a rebuild reuses (`make serve` keeps its process): a page's search entries, a code
+block's tokens, a snippet's imports and a library file's answers are reused while their inputs are unchanged, and made
 again when an input changes. Each is judged against the same work done from scratch."""
 from __future__ import annotations
 
@@ -42,6 +42,28 @@ def test_a_pages_search_entries_are_reused_only_while_the_page_is_the_same():
         _entries(original, _page(edited)) != fresh
     other = _entries(hook._add_entry_from_context, _page(one, url="other/"))
     assert other == _entries(original, _page(one, url="other/")) != fresh
+
+
+def test_a_code_blocks_tokens_are_reused_and_each_block_formatted_as_pygments_does():
+    """The same text in two pages (a title, highlighted lines of its own) and under another
+    lexer or lexer option: each block is what Pygments makes of it from scratch."""
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer, TextLexer
+
+    hook = module_from(REPO / "pipeline" / "pages" / "hooks" / "highlight_memo.py")
+    text = "import keras\nlayer = keras.layers.LSTM(64)  # cuDNN\n\n"
+    cases = [(PythonLexer(), HtmlFormatter(filename="lstm.py")),
+             (PythonLexer(), HtmlFormatter(filename="programa completo", hl_lines=[2])),
+             (PythonLexer(stripnl=False), HtmlFormatter()),
+             (TextLexer(), HtmlFormatter())]
+    made = [hook._highlight(text, lexer, formatter) for lexer, formatter in cases]
+    assert made == [highlight(text, lexer, formatter) for lexer, formatter in cases]
+    assert len(set(made)) == len(cases)  # each case is another block
+    assert len(hook._KEPT) == 3  # the second Python block reused the first one's tokens
+    edited = text.replace("64", "128")
+    assert hook._highlight(edited, PythonLexer(), HtmlFormatter()) == \
+        highlight(edited, PythonLexer(), HtmlFormatter())
 
 
 def _touch_later(path) -> None:
