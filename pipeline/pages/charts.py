@@ -27,6 +27,7 @@ from pipeline.records import conditions
 from pipeline.running.files import write_atomic
 
 REQUIRED = ("benchmark", "title", "metric", "provenance", "results")
+MARKER = re.compile(r"<!--\s*(gpu-)?chart:\s*([\w.-]+)\s*-->")  # where a page puts a chart
 
 
 class ChartError(ValueError):
@@ -412,6 +413,21 @@ def figures(benchmark: str, local_files: list[Path], recorded: list[tuple[Path, 
     if lang not in WORDS:
         raise ChartError(f"no chart words for language {lang!r} (pipeline/pages/charts.py has "
                          f"{', '.join(LANGUAGES)})")
+    out = []
+    for cached, d, no_gpu in drawings(benchmark, local_files, recorded, cache_dir, lang):
+        if cached.is_file():
+            svg = cached.read_text(encoding="utf-8")
+        else:
+            svg = draw(d, lang, no_gpu)
+            write_atomic(cached, svg)
+        out.append((svg, data_table(d, lang)))
+    return out
+
+
+def drawings(benchmark: str, local_files: list[Path], recorded: list[tuple[Path, str]],
+             cache_dir: Path, lang: str = "en") -> list[tuple[Path, dict, bool]]:
+    """Each chart of a benchmark as (its drawing's file in the cache, named by its data and
+    this code; its data; whether the data lack the GPU they expect), without drawing it."""
     sets = collect(benchmark, local_files, recorded, lang)
     if not sets:
         raise NoData(f"no data for benchmark {benchmark!r}: no snippet wrote "
@@ -422,11 +438,5 @@ def figures(benchmark: str, local_files: list[Path], recorded: list[tuple[Path, 
     for d in sets:
         h = code.copy()
         h.update(json.dumps([lang, no_gpu, d], sort_keys=True).encode())
-        cached = cache_dir / f"{benchmark}-{lang}-{h.hexdigest()[:16]}.svg"
-        if cached.is_file():
-            svg = cached.read_text(encoding="utf-8")
-        else:
-            svg = draw(d, lang, no_gpu)
-            write_atomic(cached, svg)
-        out.append((svg, data_table(d, lang)))
+        out.append((cache_dir / f"{benchmark}-{lang}-{h.hexdigest()[:16]}.svg", d, no_gpu))
     return out

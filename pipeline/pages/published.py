@@ -53,6 +53,9 @@ WORDS = {
 # Grey and hatched: none of the series colours of this site's own charts (charts.COLOURS).
 COLOUR = "#6B6B6B"
 
+CHART_MARKER = re.compile(r"<!--\s*published-speedups-chart\s*-->")  # the chart on its own
+EVIDENCE_MARKER = re.compile(r"<!--\s*speedup-evidence\s*-->")  # the home page's: ours, then it
+
 
 class PublishedError(ValueError):
     pass
@@ -256,14 +259,19 @@ def data_table(rows: list[dict], lang: str) -> str:
             + "</tr></thead><tbody>" + "".join(body) + "</tbody></table></details>")
 
 
+def drawing(lang: str, cache_dir: Path, rows: list[dict]) -> Path:
+    """The chart's file in the cache, named by its rows and this code."""
+    h = hashlib.sha256(Path(__file__).read_bytes() + Path(charts.__file__).read_bytes())
+    h.update(json.dumps([lang, rows], sort_keys=True, default=str).encode())
+    return cache_dir / f"published-speedups-{lang}-{h.hexdigest()[:16]}.svg"
+
+
 def chart_html(lang: str, cache_dir: Path, path: Path = DATA) -> str:
     """The figure the page shows: the SVG (cached by data and code) and its data table."""
     if lang not in WORDS:
         raise PublishedError(f"no published-chart words for language {lang!r}")
     rows = load(path)
-    h = hashlib.sha256(Path(__file__).read_bytes() + Path(charts.__file__).read_bytes())
-    h.update(json.dumps([lang, rows], sort_keys=True, default=str).encode())
-    cached = cache_dir / f"published-speedups-{lang}-{h.hexdigest()[:16]}.svg"
+    cached = drawing(lang, cache_dir, rows)
     if cached.is_file():
         svg = cached.read_text(encoding="utf-8")
     else:

@@ -66,8 +66,8 @@ from mkdocs.utils import get_relative_url
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from pipeline.claims import (gpu_facts, measured, messages, release_bugs, release_numbers,
                              version_claims)  # noqa: E402
-from pipeline.pages import (charts, page_load, page_programs, page_weight, published,
-                            table_shape, troubleshooting_pages)  # noqa: E402
+from pipeline.pages import (charts, charts_ahead, page_load, page_programs, page_weight,
+                            published, table_shape, troubleshooting_pages)  # noqa: E402
 from pipeline.records import conditions, store as records  # noqa: E402
 from pipeline.running import background, runner, startup_noise  # noqa: E402
 from pipeline.running.files import write_named_by_content  # noqa: E402
@@ -77,13 +77,13 @@ log = logging.getLogger("mkdocs.hooks.snippets")
 
 OUTPUT = re.compile(r"<!--\s*output:\s*(\S+?)\s*-->")
 GPU_RESULT = re.compile(r"<!--\s*gpu-result:\s*(\S+?)\s*-->")
-CHART = re.compile(r"<!--\s*(gpu-)?chart:\s*([\w.-]+)\s*-->")
+CHART = charts.MARKER  # <!-- chart: NAME -->, <!-- gpu-chart: NAME -->
 TIMES = re.compile(r"<!--\s*execution-times\s*-->")
 MACHINES = re.compile(r"<!--\s*machines-on-record\s*-->")
 PUBLISHED = re.compile(r"<!--\s*published-speedups\s*-->")
-PUBLISHED_CHART = re.compile(r"<!--\s*published-speedups-chart\s*-->")
+PUBLISHED_CHART = published.CHART_MARKER
 SPEEDUP_LINK = re.compile(r"<!--\s*speedup-link\s*-->")
-SPEEDUP_EVIDENCE = re.compile(r"<!--\s*speedup-evidence\s*-->")
+SPEEDUP_EVIDENCE = published.EVIDENCE_MARKER
 
 # Words the hook writes into pages. Each language overrides them under `extra.pipeline_text`
 # in its mkdocs-static-i18n `languages:` entry.
@@ -151,11 +151,16 @@ TEXT = {
 
 _state: dict = {"command": "build", "outcomes": {}, "project": None, "error": None,
                 "machines": [], "matrix": [], "messages": {}, "search": None, "checked": {},
-                "page_files": {}, "pending": set(), "background": None}
+                "page_files": {}, "pending": set(), "background": None, "ahead": None,
+                "ahead_planned": False}
 
 
 def on_startup(command, dirty):
     _state["command"] = command
+
+
+def on_shutdown():
+    charts_ahead.stop(_state["ahead"])
 
 
 def on_config(config):
@@ -225,6 +230,7 @@ def on_pre_build(config):
                  "they end", len(_state["pending"]), len(outcomes) - len(_state["pending"]))
     else:
         log.info("%s", runner.summary(outcomes))
+    _draw_charts_ahead(config)
     bad = runner.failures(outcomes)
     if bad:
         err = runner.RunFailed(bad)
@@ -552,14 +558,31 @@ def _local_result_files(benchmark: str) -> list[Path]:
     return found
 
 
+def _chart_inputs(benchmark: str) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """This build's result files of a benchmark, and its recorded ones with their labels: on a
+    reader page, a record's date (and whether the snippet changed since), not its folder."""
+    recorded = [(path, re.sub(r"^results/[^,]*, ", "", where))
+                for path, where in records.data_files(_state["machines"], f"{benchmark}.json")]
+    return _local_result_files(benchmark), recorded
+
+
+def _draw_charts_ahead(config) -> None:
+    """The drawings missing from the chart cache, started in a second process while this
+    process renders the pages (pipeline/pages/charts_ahead.py). Once a process, for both
+    languages: a rebuild under `make serve` draws the few charts whose data changed itself."""
+    if _state["ahead_planned"]:
+        return
+    _state["ahead_planned"] = True
+    own = published.OWN_BENCHMARK if published.own_gpu_records(_state["machines"]) else None
+    named = charts_ahead.charts_named(Path(config["docs_dir"]), own)
+    cache = _state["project"].cache / "charts"
+    _state["ahead"] = charts_ahead.start(charts_ahead.jobs(named, _chart_inputs, cache), cache)
+
+
 def render_chart(benchmark: str, config, page, gpu_only: bool = False) -> str:
     project = _state["project"]
     t = _text(config)
-    local = _local_result_files(benchmark)
-    # A record's label on a reader page: its date (and whether the snippet changed since), not
-    # the folder it is kept in.
-    recorded = [(path, re.sub(r"^results/[^,]*, ", "", where))
-                for path, where in records.data_files(_state["machines"], f"{benchmark}.json")]
+    local, recorded = _chart_inputs(benchmark)
     try:
         drawn = charts.figures(benchmark, local, recorded, project.cache / "charts", t["language"])
     except charts.NoData as e:
