@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from pipeline.running import yaml_load
 
 MARKER = re.compile(r"<!--\s*cudnn-status:\s*(\w+)\s*-->")
 FAMILIES = ("0", "1000", "2000", "3000", "4000", "5000", "deprecated")
@@ -137,7 +137,7 @@ def all_documented_returns(include: Path) -> dict[str, list[str]]:
 
 
 def load_data(path: Path) -> dict:
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = yaml_load.load(path.read_text(encoding="utf-8")) or {}
     if set(data) != {"families", "codes"}:
         raise StatusError(f"{path.name}: needs `families` and `codes`")
     families = {str(k): v for k, v in data["families"].items()}

@@ -34,9 +34,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
 
 from pipeline.running.files import write_atomic
+from pipeline.running import yaml_load
 
 MARKER = re.compile(r"<!--\s*keras-migration\s*-->")
 ROOT = Path(__file__).resolve().parents[2]
@@ -267,7 +267,7 @@ def keys(answer: dict) -> dict[str, list[str]]:
 
 
 def load_data(path: Path) -> dict[str, dict]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = yaml_load.load(path.read_text(encoding="utf-8")) or {}
     for key, row in data.items():
         if not isinstance(row, dict) or not all(isinstance(row.get(lang), str) for lang in WORDS):
             raise KerasMigrationError(f"{path.name}: {key} needs en and es")

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from pipeline.running import yaml_load
 
 MARKER = re.compile(r"<!--\s*kernel-messages:\s*(\w+)\s*-->")
 
@@ -214,7 +215,7 @@ def row_id(library: str, message: str) -> str:
 
 def load_data(path: Path) -> dict:
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        data = yaml_load.load(Path(path).read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as e:
         raise KernelMessagesError(f"{Path(path).name}: not readable ({e})") from None
     name = Path(path).name

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from pipeline.running import yaml_load
 
 MARKER = re.compile(r"<!--\s*library-messages:\s*(\w+)\s*-->")
 
@@ -363,7 +364,7 @@ def find(line: str, messages) -> list[Message]:
 
 def load_data(path: Path) -> dict[str, dict]:
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        data = yaml_load.load(Path(path).read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as e:
         raise LibraryMessagesError(f"{Path(path).name}: not readable ({e})") from None
     if not isinstance(data, dict):

@@ -40,6 +40,7 @@ from pathlib import Path
 import yaml
 
 from pipeline.claims import prose
+from pipeline.running import yaml_load
 
 MARKER = re.compile(r"<!--\s*message:\s*([\w-]+)\s*-->")
 RELEASES_MARKER = re.compile(r"<!--\s*message-releases:\s*([\w-]+)\s*-->")
@@ -96,7 +97,7 @@ def load(path: Path) -> dict[str, Message]:
     if not path.is_file():
         return {}
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = yaml_load.load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as e:
         raise MessageError(f"{path.name}: not readable YAML ({e})")
     if not isinstance(raw, dict):
@@ -168,6 +169,18 @@ _KNOWN: dict[tuple[Path, tuple[int, int], str], bool] = {}
 _STRINGS: dict[tuple[Path, tuple[int, int]], list[str]] = {}
 
 
+_PATTERNS: dict[str, re.Pattern] = {}  # site_words' patterns: both languages share most
+
+
+def _kept_strings(path: Path, stat: tuple[int, int] | None = None) -> list[str]:
+    if stat is None:
+        st = path.stat()
+        stat = (st.st_size, st.st_mtime_ns)
+    if (path, stat) not in _STRINGS:
+        _STRINGS[path, stat] = python_strings(path)
+    return _STRINGS[path, stat]
+
+
 class FileSearch:
     """Whether a file holds a text, each answer remembered (both languages ask, and every
     rebuild of `make serve` asks again)."""
@@ -178,9 +191,7 @@ class FileSearch:
         key = (path, stat, text)
         if key not in _KNOWN:
             if path.suffix == ".py":
-                if (path, stat) not in _STRINGS:
-                    _STRINGS[path, stat] = python_strings(path)
-                _KNOWN[key] = any(text in s for s in _STRINGS[path, stat])
+                _KNOWN[key] = any(text in s for s in _kept_strings(path, stat))
             else:
                 with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
                     _KNOWN[key] = m.find(text.encode()) != -1
@@ -398,14 +409,17 @@ def site_words(root: Path, extra: list[str]) -> list[tuple[str, re.Pattern]]:
     found = list(extra)
     for path in sorted((root / "pipeline").rglob("*.py")) + [root / "snippets" / "cudnn_check.py"]:
         if path.is_file():
-            found += python_strings(path)
+            found += _kept_strings(path)
     words = []
     for text in found:
         if not isinstance(text, str):
             continue
         pieces = re.split(r"\{[^{}\s]*\}", _normal(text))
         if len(" ".join(pieces).split()) >= 2:  # not a bare format such as "{}: {}"
-            words.append((" … ".join(pieces), re.compile(".+?".join(map(re.escape, pieces)))))
+            pattern = ".+?".join(map(re.escape, pieces))
+            if pattern not in _PATTERNS:  # more than re's own cache holds
+                _PATTERNS[pattern] = re.compile(pattern)
+            words.append((" … ".join(pieces), _PATTERNS[pattern]))
     return words
 
 

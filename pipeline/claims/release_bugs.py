@@ -51,6 +51,7 @@ import yaml
 from packaging.version import InvalidVersion, Version
 
 from pipeline.claims import version_claims
+from pipeline.running import yaml_load
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "release_bugs.yml"
 MARKER = re.compile(r"<!--\s*release-bugs:\s*([\w-]+)\s*-->")
@@ -352,7 +353,7 @@ def load(path: Path = DATA, runs: list | None = None,
     read. `envs`: where the matrix built its environments."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_load.load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
         raise ReleaseBugsError(f"{path}: not a readable data file ({e})") from None
     if not isinstance(data, dict) or not data:

@@ -35,6 +35,7 @@ import yaml
 from packaging.version import InvalidVersion, Version
 
 from pipeline.claims import release_files
+from pipeline.running import yaml_load
 
 ROOT = release_files.ROOT
 CHANGES = ROOT / "data" / "release_changes.yml"
@@ -86,7 +87,7 @@ def _v(text, where: str) -> Version:
 
 def _read(path: Path):
     try:
-        return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        return yaml_load.load(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
         raise ReleaseChangesError(f"{path}: not a readable data file ({e})") from None
 

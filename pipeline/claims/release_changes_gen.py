@@ -38,6 +38,7 @@ from packaging.version import Version
 
 from pipeline.claims import release_files
 from pipeline.running.files import write_atomic
+from pipeline.running import yaml_load
 
 ROOT = release_files.ROOT
 FILES_DATA = ROOT / "data" / "release_files.yml"
@@ -220,8 +221,8 @@ HAND = ("kind", "symptom", "message", "what", "bugs", "issue", "run")
 
 
 def generate(mirrors: dict[str, Path], cache: Path, only: list[str]) -> None:
-    files_data = yaml.safe_load(FILES_DATA.read_text()) if FILES_DATA.is_file() else {}
-    changes = yaml.safe_load(CHANGES_DATA.read_text()) if CHANGES_DATA.is_file() else {}
+    files_data = yaml_load.load(FILES_DATA.read_text()) if FILES_DATA.is_file() else {}
+    changes = yaml_load.load(CHANGES_DATA.read_text()) if CHANGES_DATA.is_file() else {}
     files_data = {k: v for k, v in (files_data or {}).items() if k in release_files.LIBRARIES}
     for library in only:
         releases = pypi_releases(library)

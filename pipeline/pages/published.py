@@ -21,6 +21,7 @@ import yaml
 from pipeline.claims import gpu_facts
 from pipeline.pages import charts
 from pipeline.running.files import write_atomic
+from pipeline.running import yaml_load
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "published_speedups.yml"
 PROSE = ("hardware", "setup", "result")  # fields with English and Spanish text
@@ -66,7 +67,7 @@ def load(path: Path = DATA) -> list[dict]:
     figures come from (exact_version_problem), a year, its prose in every chart language, and a
     positive speed-up or null that is the ratio of the two timings it quotes (ratio_problem)."""
     try:
-        rows = yaml.safe_load(path.read_text(encoding="utf-8"))
+        rows = yaml_load.load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
         raise PublishedError(f"{path}: not a readable data file ({e})")
     if not isinstance(rows, list) or not rows:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from pipeline.running import yaml_load
 
 MARKER = re.compile(r"<!--\s*troubleshooting-contents\s*-->")
 HEADING = re.compile(r"^(#{1,3})\s+(.*?)(?:\s*\{\s*#([\w-]+)\s*\})?\s*$")
@@ -50,7 +51,7 @@ class Page:
 
 def load(path: Path) -> dict:
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yaml_load.load(Path(path).read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
         raise PagesError(f"{path}: not a readable data file ({e})") from None
     if not isinstance(data, dict) or not data.get("pages") or not data.get("old_anchors"):
