@@ -121,10 +121,12 @@ def test_the_address_a_run_was_served_at_reads_as_the_current_one(store):
 def test_every_committed_run_is_of_a_page_or_language_the_tests_still_visit():
     """A committed run of a page that is gone (renamed, removed) is found here: delete it."""
     from browsing import LANGS, PAGES
+    from test_finding import run_names
     from visits import committed_name
     known = {committed_name(kind, lang, url) for lang, url in PAGES for kind in ("phone", "desktop")}
     known |= {f"{run}-{lang}" for run in ("pasted", "first-results", "worker-queries")
               for lang in LANGS}
+    known |= run_names()
     kept = {p.relative_to(committed.STORE).with_suffix("").as_posix()
             for p in committed.STORE.rglob("*.json")}
     assert kept, f"no committed browser run in {committed.STORE}"
