@@ -103,9 +103,11 @@ def _why_made(name: str) -> str | None:
 
 
 def summary(runs: dict[str, list[str]]) -> str:
-    """One line: how many runs were taken from results/browser/, how many made and why."""
+    """One line: how many runs were taken from results/browser/, how many made and why. Each
+    run once: a page's visits are asked for by every worker whose modules read them."""
+    runs = {why: set(names) for why, names in runs.items()}
     made = [f"{len(names)} {why}" for why, names in sorted(runs.items()) if why != "taken" and names]
-    return (f"browser runs: {len(runs.get('taken', []))} taken from {STORE.relative_to(REPO)}/ "
+    return (f"browser runs: {len(runs.get('taken', set()))} taken from {STORE.relative_to(REPO)}/ "
             f"(same key), {sum(len(v) for k, v in runs.items() if k != 'taken')} made"
             + (f" ({', '.join(made)})" if made else ""))
 

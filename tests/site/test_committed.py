@@ -61,6 +61,9 @@ def test_a_run_is_taken_only_while_everything_it_read_is_the_same(store):
     assert len(committed.RUNS["its inputs changed"]) == 5
     assert committed.RUNS["none committed"] == ["visits/none"]
     assert committed.summary(committed.RUNS).startswith("browser runs: 1 taken from results/browser/")
+    # two workers that took or made the same run count it once
+    assert committed.summary({"taken": ["a", "b", "a"], "its inputs changed": ["c", "c"]}) == (
+        "browser runs: 2 taken from results/browser/ (same key), 1 made (1 its inputs changed)")
 
 
 def test_a_sample_or_the_switch_makes_a_run_again(store, monkeypatch):
