@@ -186,6 +186,16 @@ class Browser:
         RUNS.setdefault(why, []).append(name)
         return None
 
+    def run(self, name: str, driver: Path, make, inputs=None):
+        """Run `name`: its committed data when taken(); otherwise make() -> (data, the site's
+        files it asked for, whether to keep it), written here when it says so."""
+        data = self.taken(name, driver, inputs)
+        if data is None:
+            data, files, keep = make()
+            if keep:
+                self.keep(name, driver, files, data, inputs)
+        return data
+
     def _read(self, file: Path) -> dict:
         return json.loads(file.read_text(encoding="utf-8").replace(ORIGIN, self.origin))
 

@@ -306,8 +306,8 @@ def pasted(browser, server, site_root):
                                      + [question for question, _ in GPU_QUESTIONS[lang]]))
         # the index is named whether or not the page's requests show the worker fetching it
         inputs, index = [queries, RESULTS, MEASURED_EVERY, PHONE], f"search/search_index.{lang}.json"
-        answers = store.taken(f"pasted-{lang}", Path(__file__), inputs)
-        if answers is None:
+
+        def paste(lang=lang, queries=queries, index=index):
             context = browser.new_context(service_workers="block", viewport=PHONE)
             page = context.new_page()
             requests = []
@@ -317,8 +317,10 @@ def pasted(browser, server, site_root):
             answers = page.evaluate(PASTE_ALL, [queries, RESULTS, MEASURED_EVERY])
             context.close()
             files = sorted(set(committed.requested_files(requests, server)) | {index})
-            if all(a["hrefs"] and not a["again"] for a in answers):  # a slow answer: not kept
-                store.keep(f"pasted-{lang}", Path(__file__), files, answers, inputs)
+            # a slow answer, or none: not kept
+            return answers, files, all(a["hrefs"] and not a["again"] for a in answers)
+
+        answers = store.run(f"pasted-{lang}", Path(__file__), paste, inputs)
         found[lang] = {q: Pasted([urlsplit(h) for h in a["hrefs"]], a["why"], a["pages"])
                        for q, a in zip(queries, answers)}
         for q, a in zip(queries, answers):

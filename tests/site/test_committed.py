@@ -29,6 +29,21 @@ def store(tmp_path, monkeypatch):
     return site, driver
 
 
+def test_a_run_is_made_when_not_taken_and_kept_only_when_it_says_so(store):
+    site, driver = store
+    browser = committed.Browser(site, "156.0", ORIGIN)
+    made = []
+
+    def make(data, keep):
+        return lambda: made.append(data) or (data, ["index.html"], keep)
+
+    assert browser.run("pasted-en", driver, make({"late": 1}, False)) == {"late": 1}
+    assert not (committed.STORE / "pasted-en.json").exists()  # a late answer is asked again
+    assert browser.run("pasted-en", driver, make({"hrefs": 2}, True)) == {"hrefs": 2}
+    assert browser.run("pasted-en", driver, make({"other": 3}, True)) == {"hrefs": 2}  # taken
+    assert made == [{"late": 1}, {"hrefs": 2}]
+
+
 def test_the_requested_files_are_the_sites_files_a_page_asked_for():
     origin = "http://127.0.0.1:8000"
     assert committed.requested_files(

@@ -36,20 +36,18 @@ def _name(*parts: str) -> str:
 
 
 def _run(request, name: str, make, inputs=None):
-    """The committed run `name` when its key is the same now; otherwise make() -> (data, the
-    tabs' requests, whether to keep it): a run whose search found nothing is asked again next
-    time, and one in which a step raised is never kept."""
+    """Run `name` (committed.Browser.run): make() -> (data, the tabs' requests, whether to keep
+    it); a run whose search found nothing is asked again next time."""
     browser, server = request.getfixturevalue("browser"), request.getfixturevalue("server")
     if isinstance(browser, str):
         pytest.fail(browser, pytrace=False)
     store = committed.for_site(request.getfixturevalue("site_root"), browser.version, server)
-    data = store.taken(name, Path(__file__), inputs)
-    if data is None:
+
+    def made():
         data, requests, keep = make()
-        if keep:
-            store.keep(name, Path(__file__), committed.requested_files(requests, server), data,
-                       inputs)
-    return data
+        return data, committed.requested_files(requests, server), keep
+
+    return store.run(name, Path(__file__), made, inputs)
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -92,11 +92,12 @@ def test_the_first_result_of_a_pasted_message_reads_and_copies_as_without_the_se
     if isinstance(browser, str):
         pytest.fail(browser, pytrace=False)
     store = committed.for_site(site_root, browser.version, server)
-    opened = store.taken(f"first-results-{lang}", Path(__file__), firsts)
-    if opened is None:
+
+    def make():
         opened, requests = _opened(open_tab, firsts)
-        store.keep(f"first-results-{lang}", Path(__file__),
-                   committed.requested_files(requests, server), opened, firsts)
+        return opened, committed.requested_files(requests, server), True
+
+    opened = store.run(f"first-results-{lang}", Path(__file__), make, firsts)
     problems = []
     for path, terms in firsts.items():
         plain, seen = opened[path]["plain"], opened[path]["seen"]

@@ -86,13 +86,15 @@ def test_every_quoted_message_and_heading_pasted_whole_or_typed_key_by_key(
     if isinstance(browser, str):
         pytest.fail(browser, pytrace=False)
     store = committed.for_site(site_root, browser.version, server)
-    found = store.taken(f"worker-queries-{lang}", Path(__file__), [messages, words])
-    if found is None:
+
+    def ask():
         worker = request.getfixturevalue("workers")[lang]
         failed = worker.failures(messages) + worker.failing_parts(words)
-        found = {"failed": failed, "explained": worker.explain(failed) if failed else ""}
-        if not failed:  # a failure is asked again in the next run, never taken from here
-            store.keep(f"worker-queries-{lang}", Path(__file__), files, found, [messages, words])
+        # a failure is asked again in the next run, never taken from here
+        return ({"failed": failed, "explained": worker.explain(failed) if failed else ""},
+                files, not failed)
+
+    found = store.run(f"worker-queries-{lang}", Path(__file__), ask, [messages, words])
     assert not found["failed"], found["explained"]
 
 
